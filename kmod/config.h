@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrnic: per-device QoS and DCQCN configuration and resource limits, as
+ * set through the "vrnic" generic netlink family (netlink.c).
+ *
+ * Locking
+ * -------
+ * Writers (netlink SET commands only) hold vrnic_dev.cfg_mutex.
+ *
+ * vrnic_dev.limits: each field is written with WRITE_ONCE() and read with
+ * READ_ONCE() (vrnic_obj_get(&vdev->num_qp, READ_ONCE(vdev->limits.max_qp))).
+ * A SET is validated whole before any field changes, but a concurrent
+ * reader may observe some fields of a SET already changed and others not.
+ *
+ * vrnic_dev.cfg: RCU.  A SET copies the current struct vrnic_config,
+ * changes the copy and publishes it with rcu_assign_pointer(), then frees
+ * the old one after a grace period, so a reader always sees one coherent
+ * configuration:
+ *
+ *	rcu_read_lock();
+ *	cfg = rcu_dereference(vdev->cfg);
+ *	prio = cfg->qos.dscp2prio[dscp];
+ *	rcu_read_unlock();
+ *
+ * Readers must not keep the pointer past rcu_read_unlock(); copy what they
+ * need (e.g. into the QP at modify_qp time).
+ */
+#ifndef VRNIC_CONFIG_H
+#define VRNIC_CONFIG_H
+
+#include <linux/types.h>
+#include <linux/rcupdate.h>
+
+/* uapi/vrnic.h (Kbuild adds -I../uapi); not this directory's vrnic.h */
+#include <vrnic.h>
+
+struct vrnic_dev;
+struct vrnic_limits;
+
+/**
+ * struct vrnic_qos - QoS settings (VRNIC_ATTR_QOS)
+ * @trust: enum vrnic_trust: classify received packets by PCP or DSCP
+ * @pfc_en: bit N set: priority flow control enabled for priority N
+ * @ecn_en: bit N set: RoCE traffic of priority N is sent ECN-capable and
+ *	CE marks on it are answered with CNPs
+ * @tclass: default IPv4 TOS / IPv6 traffic class byte of RoCE traffic
+ * @dscp2prio: priority of each DSCP value (trust dscp)
+ * @prio2tc: traffic class of each priority
+ *
+ * The DSCP and 802.1p priority of CNPs are part of struct vrnic_dcqcn
+ * (@cnp_dscp, @cnp_802p_prio); the netlink QoS object shows them too.
+ */
+struct vrnic_qos {
+	u8 trust;
+	u8 pfc_en;
+	u8 ecn_en;
+	u8 tclass;
+	u8 dscp2prio[VRNIC_NUM_DSCP];
+	u8 prio2tc[VRNIC_NUM_PRIO];
+};
+
+/**
+ * struct vrnic_dcqcn - DCQCN reaction/notification point parameters
+ *
+ * Names and units as in ConnectX; defaults from Zhu et al., "Congestion
+ * Control for Large-Scale RDMA Deployments" (SIGCOMM 2015).  The per-field
+ * documentation is in uapi/vrnic.h (enum vrnic_dcqcn_attr).
+ *
+ * @rpg_time_reset: rate-increase timer T, microseconds
+ * @rpg_byte_reset: byte counter B, bytes (0 = off)
+ * @rpg_threshold: fast-recovery steps F
+ * @rpg_max_rate: rate ceiling, Mb/s (0 = line rate)
+ * @rpg_ai_rate: additive increase R_AI, Mb/s
+ * @rpg_hai_rate: hyper increase R_HAI, Mb/s
+ * @rpg_gd: log2 of the alpha divisor of a rate decrease
+ * @rpg_min_dec_fac: smallest factor left by one decrease, percent
+ * @rpg_min_rate: rate floor, Mb/s
+ * @rate_to_set_on_first_cnp: rate after the first CNP, Mb/s (0 = normal)
+ * @dce_tcp_g: alpha gain g, 1/1024 units
+ * @dce_tcp_rtt: alpha update period K, microseconds
+ * @rate_reduce_monitor_period: minimum time between decreases, microseconds
+ * @initial_alpha_value: alpha of a new flow, 1/1024 units
+ * @min_time_between_cnps: CNP interval N per QP, microseconds
+ * @cnp_dscp: DSCP of CNPs
+ * @cnp_802p_prio: 802.1p priority of CNPs
+ */
+struct vrnic_dcqcn {
+	u32 rpg_time_reset;
+	u32 rpg_byte_reset;
+	u32 rpg_threshold;
+	u32 rpg_max_rate;
+	u32 rpg_ai_rate;
+	u32 rpg_hai_rate;
+	u32 rpg_gd;
+	u32 rpg_min_dec_fac;
+	u32 rpg_min_rate;
+	u32 rate_to_set_on_first_cnp;
+	u32 dce_tcp_g;
+	u32 dce_tcp_rtt;
+	u32 rate_reduce_monitor_period;
+	u32 initial_alpha_value;
+	u32 min_time_between_cnps;
+	u8 cnp_dscp;
+	u8 cnp_802p_prio;
+};
+
+/* Defaults of struct vrnic_qos. */
+#define VRNIC_DEF_TRUST				VRNIC_TRUST_PCP
+#define VRNIC_DEF_PFC_EN			0
+#define VRNIC_DEF_ECN_EN			0xff
+#define VRNIC_DEF_TCLASS			0
+
+/* Defaults of struct vrnic_dcqcn (SIGCOMM 2015 values where given). */
+#define VRNIC_DEF_RPG_TIME_RESET		55
+#define VRNIC_DEF_RPG_BYTE_RESET		(10 * 1024 * 1024)
+#define VRNIC_DEF_RPG_THRESHOLD			5
+#define VRNIC_DEF_RPG_MAX_RATE			0
+#define VRNIC_DEF_RPG_AI_RATE			40
+#define VRNIC_DEF_RPG_HAI_RATE			400
+#define VRNIC_DEF_RPG_GD			1
+#define VRNIC_DEF_RPG_MIN_DEC_FAC		50
+#define VRNIC_DEF_RPG_MIN_RATE			1
+#define VRNIC_DEF_RATE_TO_SET_ON_FIRST_CNP	0
+#define VRNIC_DEF_DCE_TCP_G			(VRNIC_DCQCN_ONE / 256)
+#define VRNIC_DEF_DCE_TCP_RTT			55
+#define VRNIC_DEF_RATE_REDUCE_MONITOR_PERIOD	50
+#define VRNIC_DEF_INITIAL_ALPHA_VALUE		VRNIC_DCQCN_ONE
+#define VRNIC_DEF_MIN_TIME_BETWEEN_CNPS		50
+#define VRNIC_DEF_CNP_DSCP			48
+#define VRNIC_DEF_CNP_802P_PRIO			6
+
+/**
+ * struct vrnic_config - the RCU-published configuration of one device
+ * @qos: QoS settings
+ * @dcqcn: DCQCN parameters
+ * @rcu: frees a replaced configuration after a grace period
+ */
+struct vrnic_config {
+	struct vrnic_qos qos;
+	struct vrnic_dcqcn dcqcn;
+	struct rcu_head rcu;
+};
+
+int vrnic_config_alloc(struct vrnic_dev *vdev);
+void vrnic_config_free(struct vrnic_dev *vdev);
+void vrnic_limits_init(struct vrnic_limits *limits);
+
+struct vrnic_config *vrnic_config_locked(struct vrnic_dev *vdev);
+void vrnic_config_publish(struct vrnic_dev *vdev, struct vrnic_config *cfg);
+void vrnic_limits_publish(struct vrnic_dev *vdev,
+			  const struct vrnic_limits *limits);
+void vrnic_limits_read(struct vrnic_dev *vdev, struct vrnic_limits *limits);
+
+/*
+ * Per-QP counters (VRNIC_CMD_QP_STATS_GET).  The data path keeps them in
+ * its QP; the names in vrnic_qp_counter_names[] (netlink.c) are the stable
+ * interface; append new counters at the end only.
+ */
+enum vrnic_qp_counter {
+	VRNIC_QP_CNT_TX_PACKETS,
+	VRNIC_QP_CNT_TX_BYTES,
+	VRNIC_QP_CNT_RX_PACKETS,
+	VRNIC_QP_CNT_RX_BYTES,
+	VRNIC_QP_CNT_RETRANSMITS,
+	VRNIC_QP_CNT_TIMEOUTS,
+	VRNIC_QP_CNT_SEQ_NAKS_SENT,
+	VRNIC_QP_CNT_SEQ_NAKS_RCVD,
+	VRNIC_QP_CNT_RNR_NAKS_SENT,
+	VRNIC_QP_CNT_RNR_NAKS_RCVD,
+	VRNIC_QP_CNT_CNP_SENT,
+	VRNIC_QP_CNT_CNP_RCVD,
+	VRNIC_QP_CNT_ECN_MARKED,
+	VRNIC_QP_NUM_COUNTERS
+};
+
+struct vrnic_qp_counters {
+	u64 val[VRNIC_QP_NUM_COUNTERS];
+};
+
+extern const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS];
+
+/**
+ * vrnic_qp_counters_next - the hook behind the per-QP counter commands
+ * @vdev: the device
+ * @qpn: in: the lowest QP number wanted; out: the number of the QP found
+ * @cnt: filled with that QP's counters
+ *
+ * Finds the live QP of @vdev with the lowest number >= *@qpn (QP numbers
+ * are unique per device, so a dump resumes by number).  May sleep; must
+ * not be called with cfg_mutex held.  netlink.c has a __weak default that
+ * finds nothing (empty dumps); the verbs code overrides it by defining
+ * this function in qp.c.
+ *
+ * Return: 0, or -ENOENT when there is no such QP.
+ */
+int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
+			   struct vrnic_qp_counters *cnt);
+
+/* netlink.c */
+int vrnic_genl_init(void);
+void vrnic_genl_exit(void);
+
+#endif /* VRNIC_CONFIG_H */

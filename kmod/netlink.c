@@ -1,0 +1,1520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: the "vrnic" generic netlink family (uapi/vrnic.h, docs/netlink.md).
+ *
+ * Value ranges live in the nested policies below.  The object nests are
+ * parsed here rather than by the genetlink core so that a rejected value
+ * can be reported with a message naming the attribute ("max_qp below 1"):
+ * vrnic_parse_nest() turns the core's generic complaint into one.  Rules
+ * that span attributes are checked by one precheck function per object, on
+ * the merged result, before anything changes.
+ *
+ * Visibility: a device is visible to a caller exactly when "rdma dev" in
+ * the caller's network namespace shows it (rdma_dev_access_netns(): every
+ * namespace in shared mode, the device's own in exclusive mode).
+ * Notifications go to the device's RDMA namespace (init_net in shared mode).
+ */
+
+#include <linux/stringify.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+
+#include "vrnic.h"
+#include "config.h"
+
+#define VRNIC_PORT		1
+
+static struct genl_family vrnic_genl_family;
+
+enum vrnic_mcgrp {
+	VRNIC_MCGRP_CONFIG_IDX,
+};
+
+static const struct genl_multicast_group vrnic_mcgrps[] = {
+	[VRNIC_MCGRP_CONFIG_IDX] = { .name = VRNIC_GENL_MCGRP_CONFIG },
+};
+
+const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
+	[VRNIC_QP_CNT_TX_PACKETS] = "tx_packets",
+	[VRNIC_QP_CNT_TX_BYTES] = "tx_bytes",
+	[VRNIC_QP_CNT_RX_PACKETS] = "rx_packets",
+	[VRNIC_QP_CNT_RX_BYTES] = "rx_bytes",
+	[VRNIC_QP_CNT_RETRANSMITS] = "retransmits",
+	[VRNIC_QP_CNT_TIMEOUTS] = "timeouts",
+	[VRNIC_QP_CNT_SEQ_NAKS_SENT] = "seq_naks_sent",
+	[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = "seq_naks_rcvd",
+	[VRNIC_QP_CNT_RNR_NAKS_SENT] = "rnr_naks_sent",
+	[VRNIC_QP_CNT_RNR_NAKS_RCVD] = "rnr_naks_rcvd",
+	[VRNIC_QP_CNT_CNP_SENT] = "cnp_sent",
+	[VRNIC_QP_CNT_CNP_RCVD] = "cnp_rcvd",
+	[VRNIC_QP_CNT_ECN_MARKED] = "ecn_marked",
+};
+
+/**
+ * vrnic_qp_counters_next - default per-QP counter hook: no QPs
+ * @vdev: the device
+ * @qpn: in: the lowest QP number wanted; out: the QP found
+ * @cnt: the QP's counters
+ *
+ * Replaced by the verbs code's definition when it provides one (see
+ * config.h).  Until then, per-QP dumps are empty.
+ *
+ * Return: -ENOENT.
+ */
+int __weak vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
+				  struct vrnic_qp_counters *cnt)
+{
+	return -ENOENT;
+}
+
+/* ---- Policies and the messages that explain their rejections ---- */
+
+/**
+ * struct vrnic_attr_desc - how to name an attribute in an error message
+ * @below: message for a value under the policy's minimum
+ * @above: message for a value over the policy's maximum
+ * @bad: message for a wrong type or length; NULL: unknown attribute
+ * @entry: for an array nest, the description of its members
+ */
+struct vrnic_attr_desc {
+	const char *below;
+	const char *above;
+	const char *bad;
+	const struct vrnic_nest_desc *entry;
+};
+
+/**
+ * struct vrnic_nest_desc - a nested policy and its error messages
+ * @policy: the policy, @maxtype + 1 entries
+ * @attrs: the messages, @maxtype + 1 entries
+ * @maxtype: the highest attribute type
+ * @unknown: message for an attribute type the policy does not know
+ */
+struct vrnic_nest_desc {
+	const struct nla_policy *policy;
+	const struct vrnic_attr_desc *attrs;
+	unsigned int maxtype;
+	const char *unknown;
+};
+
+#define VRNIC_DESC(name, lo, hi) {					\
+	.below = name " below " lo,					\
+	.above = name " above " hi,					\
+	.bad = name " malformed",					\
+}
+#define VRNIC_DESC_ANY(name)	{ .bad = name " malformed" }
+
+#define VRNIC_RANGE(var, lo, hi)					\
+	static const struct netlink_range_validation var = {		\
+		.min = (lo), .max = (hi),				\
+	}
+
+VRNIC_RANGE(vrnic_range_max_qp, 1, VRNIC_CAP_MAX_QP);
+VRNIC_RANGE(vrnic_range_max_cq, 1, VRNIC_CAP_MAX_CQ);
+VRNIC_RANGE(vrnic_range_max_mr, 1, VRNIC_CAP_MAX_MR);
+VRNIC_RANGE(vrnic_range_max_pd, 1, VRNIC_CAP_MAX_PD);
+VRNIC_RANGE(vrnic_range_max_srq, 1, VRNIC_CAP_MAX_SRQ);
+VRNIC_RANGE(vrnic_range_max_ah, 1, VRNIC_CAP_MAX_AH);
+VRNIC_RANGE(vrnic_range_max_qp_wr, 1, VRNIC_CAP_MAX_QP_WR);
+VRNIC_RANGE(vrnic_range_max_cqe, 1, VRNIC_CAP_MAX_CQE);
+VRNIC_RANGE(vrnic_range_max_mr_size, SZ_4K, U64_MAX);
+VRNIC_RANGE(vrnic_range_time, 1, VRNIC_DCQCN_TIME_MAX);
+VRNIC_RANGE(vrnic_range_rate, 1, VRNIC_DCQCN_RATE_MAX);
+VRNIC_RANGE(vrnic_range_rate0, 0, VRNIC_DCQCN_RATE_MAX);
+
+static const struct nla_policy vrnic_limits_policy[VRNIC_LIMITS_ATTR_MAX + 1] = {
+	[VRNIC_LIMITS_ATTR_MAX_QP] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_qp),
+	[VRNIC_LIMITS_ATTR_MAX_CQ] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_cq),
+	[VRNIC_LIMITS_ATTR_MAX_MR] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_mr),
+	[VRNIC_LIMITS_ATTR_MAX_PD] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_pd),
+	[VRNIC_LIMITS_ATTR_MAX_SRQ] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_srq),
+	[VRNIC_LIMITS_ATTR_MAX_AH] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_ah),
+	[VRNIC_LIMITS_ATTR_MAX_QP_WR] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_qp_wr),
+	[VRNIC_LIMITS_ATTR_MAX_CQE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_max_cqe),
+	[VRNIC_LIMITS_ATTR_MAX_SGE] =
+		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_CAP_MAX_SGE),
+	[VRNIC_LIMITS_ATTR_MAX_INLINE_DATA] =
+		NLA_POLICY_MAX(NLA_U32, VRNIC_CAP_MAX_INLINE_DATA),
+	[VRNIC_LIMITS_ATTR_MAX_MR_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vrnic_range_max_mr_size),
+	[VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM] =
+		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_CAP_MAX_QP_RD_ATOM),
+};
+
+static const struct vrnic_attr_desc vrnic_limits_attrs[VRNIC_LIMITS_ATTR_MAX + 1] = {
+	[VRNIC_LIMITS_ATTR_MAX_QP] =
+		VRNIC_DESC("max_qp", "1", __stringify(VRNIC_CAP_MAX_QP)),
+	[VRNIC_LIMITS_ATTR_MAX_CQ] =
+		VRNIC_DESC("max_cq", "1", __stringify(VRNIC_CAP_MAX_CQ)),
+	[VRNIC_LIMITS_ATTR_MAX_MR] =
+		VRNIC_DESC("max_mr", "1", __stringify(VRNIC_CAP_MAX_MR)),
+	[VRNIC_LIMITS_ATTR_MAX_PD] =
+		VRNIC_DESC("max_pd", "1", __stringify(VRNIC_CAP_MAX_PD)),
+	[VRNIC_LIMITS_ATTR_MAX_SRQ] =
+		VRNIC_DESC("max_srq", "1", __stringify(VRNIC_CAP_MAX_SRQ)),
+	[VRNIC_LIMITS_ATTR_MAX_AH] =
+		VRNIC_DESC("max_ah", "1", __stringify(VRNIC_CAP_MAX_AH)),
+	[VRNIC_LIMITS_ATTR_MAX_QP_WR] =
+		VRNIC_DESC("max_qp_wr", "1", __stringify(VRNIC_CAP_MAX_QP_WR)),
+	[VRNIC_LIMITS_ATTR_MAX_CQE] =
+		VRNIC_DESC("max_cqe", "1", __stringify(VRNIC_CAP_MAX_CQE)),
+	[VRNIC_LIMITS_ATTR_MAX_SGE] =
+		VRNIC_DESC("max_sge", "1", __stringify(VRNIC_CAP_MAX_SGE)),
+	[VRNIC_LIMITS_ATTR_MAX_INLINE_DATA] =
+		VRNIC_DESC("max_inline_data", "0",
+			   __stringify(VRNIC_CAP_MAX_INLINE_DATA)),
+	[VRNIC_LIMITS_ATTR_MAX_MR_SIZE] =
+		VRNIC_DESC("max_mr_size", "4096", "2^64-1"),
+	[VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM] =
+		VRNIC_DESC("max_qp_rd_atom", "1",
+			   __stringify(VRNIC_CAP_MAX_QP_RD_ATOM)),
+};
+
+static const struct vrnic_nest_desc vrnic_limits_desc = {
+	.policy = vrnic_limits_policy,
+	.attrs = vrnic_limits_attrs,
+	.maxtype = VRNIC_LIMITS_ATTR_MAX,
+	.unknown = "unknown limits attribute",
+};
+
+static const struct nla_policy vrnic_dscp_map_policy[VRNIC_DSCP_MAP_ATTR_MAX + 1] = {
+	[VRNIC_DSCP_MAP_ATTR_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
+	[VRNIC_DSCP_MAP_ATTR_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
+};
+
+static const struct vrnic_attr_desc vrnic_dscp_map_attrs[VRNIC_DSCP_MAP_ATTR_MAX + 1] = {
+	[VRNIC_DSCP_MAP_ATTR_DSCP] = VRNIC_DESC("dscp2prio dscp", "0", "63"),
+	[VRNIC_DSCP_MAP_ATTR_PRIO] = VRNIC_DESC("dscp2prio prio", "0", "7"),
+};
+
+static const struct vrnic_nest_desc vrnic_dscp_map_desc = {
+	.policy = vrnic_dscp_map_policy,
+	.attrs = vrnic_dscp_map_attrs,
+	.maxtype = VRNIC_DSCP_MAP_ATTR_MAX,
+	.unknown = "unknown dscp2prio entry attribute",
+};
+
+static const struct nla_policy vrnic_tc_map_policy[VRNIC_TC_MAP_ATTR_MAX + 1] = {
+	[VRNIC_TC_MAP_ATTR_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
+	[VRNIC_TC_MAP_ATTR_TC] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_TC - 1),
+};
+
+static const struct vrnic_attr_desc vrnic_tc_map_attrs[VRNIC_TC_MAP_ATTR_MAX + 1] = {
+	[VRNIC_TC_MAP_ATTR_PRIO] = VRNIC_DESC("prio2tc prio", "0", "7"),
+	[VRNIC_TC_MAP_ATTR_TC] = VRNIC_DESC("prio2tc tc", "0", "7"),
+};
+
+static const struct vrnic_nest_desc vrnic_tc_map_desc = {
+	.policy = vrnic_tc_map_policy,
+	.attrs = vrnic_tc_map_attrs,
+	.maxtype = VRNIC_TC_MAP_ATTR_MAX,
+	.unknown = "unknown prio2tc entry attribute",
+};
+
+static const struct nla_policy vrnic_qos_policy[VRNIC_QOS_ATTR_MAX + 1] = {
+	[VRNIC_QOS_ATTR_TRUST] = NLA_POLICY_MAX(NLA_U8, VRNIC_TRUST_MAX),
+	[VRNIC_QOS_ATTR_DSCP2PRIO] =
+		NLA_POLICY_NESTED_ARRAY(vrnic_dscp_map_policy),
+	[VRNIC_QOS_ATTR_PRIO2TC] = NLA_POLICY_NESTED_ARRAY(vrnic_tc_map_policy),
+	[VRNIC_QOS_ATTR_PFC_EN] = { .type = NLA_U8 },
+	[VRNIC_QOS_ATTR_ECN_EN] = { .type = NLA_U8 },
+	[VRNIC_QOS_ATTR_TCLASS] = { .type = NLA_U8 },
+	[VRNIC_QOS_ATTR_CNP_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
+	[VRNIC_QOS_ATTR_CNP_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
+};
+
+static const struct vrnic_attr_desc vrnic_qos_attrs[VRNIC_QOS_ATTR_MAX + 1] = {
+	[VRNIC_QOS_ATTR_TRUST] = VRNIC_DESC("trust", "pcp", "dscp"),
+	[VRNIC_QOS_ATTR_DSCP2PRIO] = {
+		.bad = "dscp2prio malformed",
+		.entry = &vrnic_dscp_map_desc,
+	},
+	[VRNIC_QOS_ATTR_PRIO2TC] = {
+		.bad = "prio2tc malformed",
+		.entry = &vrnic_tc_map_desc,
+	},
+	[VRNIC_QOS_ATTR_PFC_EN] = VRNIC_DESC_ANY("pfc_en"),
+	[VRNIC_QOS_ATTR_ECN_EN] = VRNIC_DESC_ANY("ecn_en"),
+	[VRNIC_QOS_ATTR_TCLASS] = VRNIC_DESC_ANY("tclass"),
+	[VRNIC_QOS_ATTR_CNP_DSCP] = VRNIC_DESC("cnp_dscp", "0", "63"),
+	[VRNIC_QOS_ATTR_CNP_PRIO] = VRNIC_DESC("cnp_prio", "0", "7"),
+};
+
+static const struct vrnic_nest_desc vrnic_qos_desc = {
+	.policy = vrnic_qos_policy,
+	.attrs = vrnic_qos_attrs,
+	.maxtype = VRNIC_QOS_ATTR_MAX,
+	.unknown = "unknown qos attribute",
+};
+
+#define VRNIC_TIME_DESC(name)	VRNIC_DESC(name, "1", "131071")
+#define VRNIC_RATE_DESC(name, lo) VRNIC_DESC(name, lo, "1000000")
+
+static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
+	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time),
+	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = { .type = NLA_U32 },
+	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = NLA_POLICY_RANGE(NLA_U32, 1, 31),
+	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
+	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate),
+	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate),
+	[VRNIC_DCQCN_ATTR_RPG_GD] = NLA_POLICY_MAX(NLA_U32, 15),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
+	[VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_G] =
+		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_DCQCN_ONE),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_RTT] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time),
+	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time),
+	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
+		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_ONE),
+	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
+		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_TIME_MAX),
+	[VRNIC_DCQCN_ATTR_CNP_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
+	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
+		NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
+};
+
+static const struct vrnic_attr_desc vrnic_dcqcn_attrs[VRNIC_DCQCN_ATTR_MAX + 1] = {
+	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] = VRNIC_TIME_DESC("rpg_time_reset"),
+	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = VRNIC_DESC_ANY("rpg_byte_reset"),
+	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = VRNIC_DESC("rpg_threshold", "1", "31"),
+	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] = VRNIC_RATE_DESC("rpg_max_rate", "0"),
+	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] = VRNIC_RATE_DESC("rpg_ai_rate", "1"),
+	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] = VRNIC_RATE_DESC("rpg_hai_rate", "1"),
+	[VRNIC_DCQCN_ATTR_RPG_GD] = VRNIC_DESC("rpg_gd", "0", "15"),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] =
+		VRNIC_DESC("rpg_min_dec_fac", "1", "100"),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] = VRNIC_RATE_DESC("rpg_min_rate", "0"),
+	[VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP] =
+		VRNIC_RATE_DESC("rate_to_set_on_first_cnp", "0"),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_G] = VRNIC_DESC("dce_tcp_g", "1", "1024"),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_RTT] = VRNIC_TIME_DESC("dce_tcp_rtt"),
+	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
+		VRNIC_TIME_DESC("rate_reduce_monitor_period"),
+	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
+		VRNIC_DESC("initial_alpha_value", "0", "1024"),
+	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
+		VRNIC_DESC("min_time_between_cnps", "0", "131071"),
+	[VRNIC_DCQCN_ATTR_CNP_DSCP] = VRNIC_DESC("cnp_dscp", "0", "63"),
+	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
+		VRNIC_DESC("cnp_802p_prio", "0", "7"),
+};
+
+static const struct vrnic_nest_desc vrnic_dcqcn_desc = {
+	.policy = vrnic_dcqcn_policy,
+	.attrs = vrnic_dcqcn_attrs,
+	.maxtype = VRNIC_DCQCN_ATTR_MAX,
+	.unknown = "unknown dcqcn attribute",
+};
+
+/* Top level: GET, GID and STATS requests name at most a device. */
+static const struct nla_policy vrnic_get_policy[VRNIC_ATTR_MAX + 1] = {
+	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+};
+
+static const struct nla_policy vrnic_qp_stats_policy[VRNIC_ATTR_MAX + 1] = {
+	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[VRNIC_ATTR_QPN] = { .type = NLA_U32 },
+};
+
+/*
+ * SET requests: the object nest is only checked to be a nest here and is
+ * parsed with its own policy by the handler, see vrnic_parse_nest().
+ */
+static const struct nla_policy vrnic_limits_set_policy[VRNIC_ATTR_MAX + 1] = {
+	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[VRNIC_ATTR_LIMITS] = { .type = NLA_NESTED },
+};
+
+static const struct nla_policy vrnic_qos_set_policy[VRNIC_ATTR_MAX + 1] = {
+	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[VRNIC_ATTR_QOS] = { .type = NLA_NESTED },
+};
+
+static const struct nla_policy vrnic_dcqcn_set_policy[VRNIC_ATTR_MAX + 1] = {
+	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
+	[VRNIC_ATTR_DCQCN] = { .type = NLA_NESTED },
+};
+
+/*
+ * NL_SET_ERR_MSG_ATTR() for a message chosen at run time from the tables
+ * above (string literals, so they outlive the request).
+ */
+static void vrnic_set_err(struct netlink_ext_ack *extack,
+			  const struct nlattr *attr, const char *msg)
+{
+	if (!extack)
+		return;
+	extack->_msg = msg;
+	extack->bad_attr = attr;
+	extack->policy = NULL;
+}
+
+static bool vrnic_nla_contains(const struct nlattr *outer,
+			       const struct nlattr *inner)
+{
+	const void *start = outer, *end = (const void *)outer + outer->nla_len;
+
+	return (const void *)inner >= start && (const void *)inner < end;
+}
+
+static const char *vrnic_range_msg(const struct nlattr *nla,
+				   const struct nla_policy *pt,
+				   const struct vrnic_attr_desc *desc)
+{
+	u64 val, min = 0, max = U64_MAX;
+
+	switch (pt->type) {
+	case NLA_U8:
+		if (nla_len(nla) != sizeof(u8))
+			return desc->bad;
+		val = nla_get_u8(nla);
+		break;
+	case NLA_U32:
+		if (nla_len(nla) != sizeof(u32))
+			return desc->bad;
+		val = nla_get_u32(nla);
+		break;
+	case NLA_U64:
+		if (nla_len(nla) != sizeof(u64))
+			return desc->bad;
+		val = nla_get_u64(nla);
+		break;
+	default:
+		return desc->bad;
+	}
+
+	switch (pt->validation_type) {
+	case NLA_VALIDATE_RANGE:
+		min = pt->min;
+		max = pt->max;
+		break;
+	case NLA_VALIDATE_MIN:
+		min = pt->min;
+		break;
+	case NLA_VALIDATE_MAX:
+		max = pt->max;
+		break;
+	case NLA_VALIDATE_RANGE_PTR:
+		min = pt->range->min;
+		max = pt->range->max;
+		break;
+	default:
+		break;
+	}
+	if (val < min && desc->below)
+		return desc->below;
+	if (val > max && desc->above)
+		return desc->above;
+	return desc->bad;
+}
+
+/*
+ * The core rejected something inside @nest and pointed extack->bad_attr at
+ * it: replace its generic message with one naming the attribute.
+ */
+static void vrnic_explain(const struct nlattr *nest,
+			  const struct vrnic_nest_desc *nd,
+			  struct netlink_ext_ack *extack)
+{
+	const struct nlattr *bad = extack->bad_attr, *nla, *entry;
+	const struct vrnic_attr_desc *desc;
+	int rem, erem, type;
+
+	if (!bad)
+		return;
+	nla_for_each_nested(nla, nest, rem) {
+		if (!vrnic_nla_contains(nla, bad))
+			continue;
+		type = nla_type(nla);
+		if (type > nd->maxtype || !nd->attrs[type].bad) {
+			vrnic_set_err(extack, nla, nd->unknown);
+			return;
+		}
+		desc = &nd->attrs[type];
+		if (bad == nla) {
+			vrnic_set_err(extack, nla,
+				      vrnic_range_msg(nla, &nd->policy[type],
+						      desc));
+			return;
+		}
+		if (!desc->entry)
+			return;
+		nla_for_each_nested(entry, nla, erem) {
+			if (!vrnic_nla_contains(entry, bad))
+				continue;
+			if (bad == entry)
+				vrnic_set_err(extack, entry, desc->bad);
+			else
+				vrnic_explain(entry, desc->entry, extack);
+			return;
+		}
+		return;
+	}
+}
+
+static int vrnic_parse_nest(struct nlattr **tb, const struct nlattr *nest,
+			    const struct vrnic_nest_desc *nd,
+			    struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = nla_parse_nested(tb, nd->maxtype, nest, nd->policy, extack);
+	if (err)
+		vrnic_explain(nest, nd, extack);
+	return err;
+}
+
+/* ---- Devices ---- */
+
+static struct vrnic_dev *vrnic_genl_dev(struct net *net,
+					const struct nlattr *attr,
+					struct netlink_ext_ack *extack)
+{
+	const char *name = nla_data(attr);
+	struct ib_device *ibdev;
+	struct vrnic_dev *vdev;
+	bool visible;
+
+	vdev = vrnic_dev_get_by_name(name);
+	if (vdev) {
+		if (rdma_dev_access_netns(&vdev->ibdev, net))
+			return vdev;
+		vrnic_dev_put(vdev);
+	} else {
+		ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+		if (ibdev) {
+			visible = rdma_dev_access_netns(ibdev, net);
+			ib_device_put(ibdev);
+			if (visible) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "device is not a vrnic device");
+				return ERR_PTR(-ENODEV);
+			}
+		}
+	}
+	NL_SET_ERR_MSG_ATTR(extack, attr, "no such device");
+	return ERR_PTR(-ENODEV);
+}
+
+static int vrnic_require(struct genl_info *info, int type, const char *msg)
+{
+	if (info->attrs[type])
+		return 0;
+	vrnic_set_err(info->extack, NULL, msg);
+	NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
+	return -EINVAL;
+}
+
+static struct vrnic_dev *vrnic_info_dev(struct genl_info *info)
+{
+	int err;
+
+	err = vrnic_require(info, VRNIC_ATTR_DEV_NAME, "dev_name missing");
+	if (err)
+		return ERR_PTR(err);
+	return vrnic_genl_dev(genl_info_net(info),
+			      info->attrs[VRNIC_ATTR_DEV_NAME], info->extack);
+}
+
+/*
+ * Dump state in cb->ctx: the next device (by RDMA device index, which
+ * never repeats while a device lives) and the next GID index or QPN in
+ * it, so that a dump resumes correctly when devices come and go.
+ */
+struct vrnic_dump_ctx {
+	u32 dev_index;
+	u32 pos;
+	u32 filter_index;
+	bool filter;
+};
+
+static struct vrnic_dump_ctx *vrnic_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct vrnic_dump_ctx) > sizeof(cb->ctx));
+	return (struct vrnic_dump_ctx *)cb->ctx;
+}
+
+/* Restrict a dump to the device named in the request, if any. */
+static int vrnic_dump_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct vrnic_dump_ctx *ctx = vrnic_dump_ctx(cb);
+	const struct nlattr *name = info->attrs[VRNIC_ATTR_DEV_NAME];
+	struct vrnic_dev *vdev;
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (!name)
+		return 0;
+	vdev = vrnic_genl_dev(sock_net(cb->skb->sk), name, cb->extack);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	ctx->filter = true;
+	ctx->filter_index = vdev->ibdev.index;
+	vrnic_dev_put(vdev);
+	return 0;
+}
+
+/* The visible device with the lowest index >= ctx->dev_index, held. */
+static struct vrnic_dev *vrnic_dump_next_dev(struct netlink_callback *cb,
+					     struct vrnic_dump_ctx *ctx)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct vrnic_dev *vdev, *best = NULL;
+
+	mutex_lock(&vrnic_dev_mutex);
+	list_for_each_entry(vdev, &vrnic_dev_list, list) {
+		u32 index = vdev->ibdev.index;
+
+		if (index < ctx->dev_index ||
+		    (ctx->filter && index != ctx->filter_index) ||
+		    (best && index > best->ibdev.index))
+			continue;
+		if (!rdma_dev_access_netns(&vdev->ibdev, net))
+			continue;
+		if (!ib_device_try_get(&vdev->ibdev))
+			continue;
+		if (best)
+			vrnic_dev_put(best);
+		best = vdev;
+	}
+	mutex_unlock(&vrnic_dev_mutex);
+	return best;
+}
+
+typedef int (*vrnic_dump_dev_fn)(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct vrnic_dev *vdev,
+				 struct vrnic_dump_ctx *ctx);
+
+/*
+ * Walk the visible devices from where the previous call stopped.  @fn
+ * returns -EMSGSIZE when @skb is full, leaving ctx->pos at what it could
+ * not add.
+ */
+static int vrnic_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
+			   vrnic_dump_dev_fn fn)
+{
+	struct vrnic_dump_ctx *ctx = vrnic_dump_ctx(cb);
+	struct vrnic_dev *vdev;
+	u32 index;
+	int err;
+
+	while ((vdev = vrnic_dump_next_dev(cb, ctx))) {
+		index = vdev->ibdev.index;
+		if (index != ctx->dev_index) {
+			ctx->dev_index = index;
+			ctx->pos = 0;
+		}
+		err = fn(skb, cb, vdev, ctx);
+		vrnic_dev_put(vdev);
+		if (err == -EMSGSIZE && skb->len)
+			return skb->len;
+		if (err)
+			return err;
+		ctx->dev_index = index + 1;
+		ctx->pos = 0;
+	}
+	return skb->len;
+}
+
+/* ---- Objects: fill ---- */
+
+static int vrnic_put_dev(struct sk_buff *skb, struct vrnic_dev *vdev)
+{
+	if (nla_put_string(skb, VRNIC_ATTR_DEV_NAME,
+			   dev_name(&vdev->ibdev.dev)) ||
+	    nla_put_u32(skb, VRNIC_ATTR_DEV_INDEX, vdev->ibdev.index))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int vrnic_limits_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
+{
+	struct vrnic_limits l;
+	struct nlattr *nest;
+
+	vrnic_limits_read(vdev, &l);
+	nest = nla_nest_start(skb, VRNIC_ATTR_LIMITS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_QP, l.max_qp) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_CQ, l.max_cq) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_MR, l.max_mr) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_PD, l.max_pd) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_SRQ, l.max_srq) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_AH, l.max_ah) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_QP_WR, l.max_qp_wr) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_CQE, l.max_cqe) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_SGE, l.max_sge) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_INLINE_DATA,
+			l.max_inline_data) ||
+	    nla_put_u64_64bit(skb, VRNIC_LIMITS_ATTR_MAX_MR_SIZE,
+			      l.max_mr_size, VRNIC_LIMITS_ATTR_PAD) ||
+	    nla_put_u32(skb, VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM,
+			l.max_qp_rd_atom))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static void vrnic_config_read(struct vrnic_dev *vdev, struct vrnic_config *cfg)
+{
+	rcu_read_lock();
+	*cfg = *rcu_dereference(vdev->cfg);
+	rcu_read_unlock();
+}
+
+static int vrnic_put_map(struct sk_buff *skb, int type, const u8 *map,
+			 int len, int key_type, int val_type)
+{
+	struct nlattr *nest, *entry;
+	int i;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < len; i++) {
+		entry = nla_nest_start(skb, VRNIC_ENTRY);
+		if (!entry || nla_put_u8(skb, key_type, i) ||
+		    nla_put_u8(skb, val_type, map[i]))
+			goto err_cancel;
+		nla_nest_end(skb, entry);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int vrnic_qos_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
+{
+	struct vrnic_config cfg;
+	struct nlattr *nest;
+
+	vrnic_config_read(vdev, &cfg);
+	nest = nla_nest_start(skb, VRNIC_ATTR_QOS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, VRNIC_QOS_ATTR_TRUST, cfg.qos.trust) ||
+	    vrnic_put_map(skb, VRNIC_QOS_ATTR_DSCP2PRIO, cfg.qos.dscp2prio,
+			  VRNIC_NUM_DSCP, VRNIC_DSCP_MAP_ATTR_DSCP,
+			  VRNIC_DSCP_MAP_ATTR_PRIO) ||
+	    vrnic_put_map(skb, VRNIC_QOS_ATTR_PRIO2TC, cfg.qos.prio2tc,
+			  VRNIC_NUM_PRIO, VRNIC_TC_MAP_ATTR_PRIO,
+			  VRNIC_TC_MAP_ATTR_TC) ||
+	    nla_put_u8(skb, VRNIC_QOS_ATTR_PFC_EN, cfg.qos.pfc_en) ||
+	    nla_put_u8(skb, VRNIC_QOS_ATTR_ECN_EN, cfg.qos.ecn_en) ||
+	    nla_put_u8(skb, VRNIC_QOS_ATTR_TCLASS, cfg.qos.tclass) ||
+	    nla_put_u8(skb, VRNIC_QOS_ATTR_CNP_DSCP, cfg.dcqcn.cnp_dscp) ||
+	    nla_put_u8(skb, VRNIC_QOS_ATTR_CNP_PRIO, cfg.dcqcn.cnp_802p_prio))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int vrnic_dcqcn_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
+{
+	const struct vrnic_dcqcn *d;
+	struct vrnic_config cfg;
+	struct nlattr *nest;
+
+	vrnic_config_read(vdev, &cfg);
+	d = &cfg.dcqcn;
+	nest = nla_nest_start(skb, VRNIC_ATTR_DCQCN);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_TIME_RESET,
+			d->rpg_time_reset) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET,
+			d->rpg_byte_reset) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_THRESHOLD, d->rpg_threshold) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_MAX_RATE, d->rpg_max_rate) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_AI_RATE, d->rpg_ai_rate) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_HAI_RATE, d->rpg_hai_rate) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_GD, d->rpg_gd) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC,
+			d->rpg_min_dec_fac) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RPG_MIN_RATE, d->rpg_min_rate) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP,
+			d->rate_to_set_on_first_cnp) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_DCE_TCP_G, d->dce_tcp_g) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_DCE_TCP_RTT, d->dce_tcp_rtt) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD,
+			d->rate_reduce_monitor_period) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE,
+			d->initial_alpha_value) ||
+	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
+			d->min_time_between_cnps) ||
+	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CNP_DSCP, d->cnp_dscp) ||
+	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, d->cnp_802p_prio))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int vrnic_put_counter(struct sk_buff *skb, const char *name, u64 val)
+{
+	struct nlattr *entry;
+
+	entry = nla_nest_start(skb, VRNIC_ENTRY);
+	if (!entry)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, VRNIC_COUNTER_ATTR_NAME, name) ||
+	    nla_put_u64_64bit(skb, VRNIC_COUNTER_ATTR_VALUE, val,
+			      VRNIC_COUNTER_ATTR_PAD)) {
+		nla_nest_cancel(skb, entry);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
+static int vrnic_stats_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
+{
+	struct nlattr *nest;
+	int i;
+
+	if (nla_put_u32(skb, VRNIC_ATTR_PORT, VRNIC_PORT))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, VRNIC_ATTR_COUNTERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < VRNIC_NUM_COUNTERS; i++) {
+		if (vrnic_put_counter(skb, vrnic_counter_names[i],
+				      vrnic_counter_read(vdev, i))) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The objects that are one message per device. */
+struct vrnic_object {
+	u8 get_cmd;
+	int (*fill)(struct sk_buff *skb, struct vrnic_dev *vdev);
+};
+
+static const struct vrnic_object vrnic_objects[] = {
+	{ VRNIC_CMD_LIMITS_GET, vrnic_limits_fill },
+	{ VRNIC_CMD_QOS_GET, vrnic_qos_fill },
+	{ VRNIC_CMD_DCQCN_GET, vrnic_dcqcn_fill },
+	{ VRNIC_CMD_STATS_GET, vrnic_stats_fill },
+};
+
+static const struct vrnic_object *vrnic_object(u8 cmd)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vrnic_objects); i++)
+		if (vrnic_objects[i].get_cmd == cmd)
+			return &vrnic_objects[i];
+	return NULL;
+}
+
+#define VRNIC_LIMITS_OBJ	(&vrnic_objects[0])
+#define VRNIC_QOS_OBJ		(&vrnic_objects[1])
+#define VRNIC_DCQCN_OBJ		(&vrnic_objects[2])
+
+static int vrnic_obj_msg(struct sk_buff *skb, struct vrnic_dev *vdev,
+			 const struct vrnic_object *obj, u8 cmd, u32 portid,
+			 u32 seq, int flags)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &vrnic_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (vrnic_put_dev(skb, vdev) || obj->fill(skb, vdev)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* ---- Objects: GET ---- */
+
+static int vrnic_obj_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct vrnic_object *obj = vrnic_object(info->genlhdr->cmd);
+	struct vrnic_dev *vdev;
+	struct sk_buff *msg;
+	int err;
+
+	if (WARN_ON_ONCE(!obj))
+		return -EOPNOTSUPP;
+	vdev = vrnic_info_dev(info);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	err = vrnic_obj_msg(msg, vdev, obj, obj->get_cmd, info->snd_portid,
+			    info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out_put;
+	}
+	err = genlmsg_reply(msg, info);
+out_put:
+	vrnic_dev_put(vdev);
+	return err;
+}
+
+static int vrnic_obj_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct vrnic_dev *vdev,
+			      struct vrnic_dump_ctx *ctx)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	const struct vrnic_object *obj = vrnic_object(info->op.cmd);
+
+	return vrnic_obj_msg(skb, vdev, obj, obj->get_cmd,
+			     NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			     NLM_F_MULTI);
+}
+
+static int vrnic_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+
+	if (WARN_ON_ONCE(!vrnic_object(info->op.cmd)))
+		return -EOPNOTSUPP;
+	return vrnic_dump_devs(skb, cb, vrnic_obj_dump_dev);
+}
+
+/* ---- GIDs ---- */
+
+static int vrnic_gid_msg(struct sk_buff *skb, struct vrnic_dev *vdev,
+			 const struct ib_gid_attr *attr, u32 portid, u32 seq)
+{
+	const struct in6_addr *addr = (const struct in6_addr *)attr->gid.raw;
+	char ifname[IFNAMSIZ] = "";
+	struct net_device *ndev;
+	struct nlattr *nest;
+	int ifindex = 0;
+	void *hdr;
+	u8 type;
+
+	type = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+		VRNIC_GID_TYPE_ROCE_V2 : VRNIC_GID_TYPE_ROCE_V1;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev)) {
+		ifindex = ndev->ifindex;
+		strscpy(ifname, ndev->name, sizeof(ifname));
+	}
+	rcu_read_unlock();
+
+	hdr = genlmsg_put(skb, portid, seq, &vrnic_genl_family, NLM_F_MULTI,
+			  VRNIC_CMD_GID_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (vrnic_put_dev(skb, vdev) ||
+	    nla_put_u32(skb, VRNIC_ATTR_PORT, attr->port_num))
+		goto err_cancel;
+	nest = nla_nest_start(skb, VRNIC_ATTR_GID);
+	if (!nest)
+		goto err_cancel;
+	if (nla_put_u32(skb, VRNIC_GID_ATTR_INDEX, attr->index) ||
+	    nla_put(skb, VRNIC_GID_ATTR_GID, sizeof(attr->gid.raw),
+		    attr->gid.raw) ||
+	    nla_put_u8(skb, VRNIC_GID_ATTR_TYPE, type))
+		goto err_cancel;
+	if (ifindex &&
+	    (nla_put_u32(skb, VRNIC_GID_ATTR_NDEV_IFINDEX, ifindex) ||
+	     nla_put_string(skb, VRNIC_GID_ATTR_NDEV_NAME, ifname)))
+		goto err_cancel;
+	if (ipv6_addr_v4mapped(addr)) {
+		if (nla_put_in_addr(skb, VRNIC_GID_ATTR_IPV4,
+				    addr->s6_addr32[3]))
+			goto err_cancel;
+	} else if (nla_put_in6_addr(skb, VRNIC_GID_ATTR_IPV6, addr)) {
+		goto err_cancel;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int vrnic_gid_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct vrnic_dev *vdev,
+			      struct vrnic_dump_ctx *ctx)
+{
+	const struct ib_port_immutable *imm;
+	const struct ib_gid_attr *attr;
+	int err;
+
+	imm = ib_port_immutable_read(&vdev->ibdev, VRNIC_PORT);
+	for (; ctx->pos < imm->gid_tbl_len; ctx->pos++) {
+		attr = rdma_get_gid_attr(&vdev->ibdev, VRNIC_PORT, ctx->pos);
+		if (IS_ERR(attr))
+			continue;	/* an empty slot */
+		err = vrnic_gid_msg(skb, vdev, attr,
+				    NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq);
+		rdma_put_gid_attr(attr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int vrnic_gid_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return vrnic_dump_devs(skb, cb, vrnic_gid_dump_dev);
+}
+
+/* ---- Per-QP counters ---- */
+
+static int vrnic_qp_msg(struct sk_buff *skb, struct vrnic_dev *vdev, u32 qpn,
+			const struct vrnic_qp_counters *cnt, u32 portid,
+			u32 seq, int flags)
+{
+	struct nlattr *nest;
+	void *hdr;
+	int i;
+
+	hdr = genlmsg_put(skb, portid, seq, &vrnic_genl_family, flags,
+			  VRNIC_CMD_QP_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (vrnic_put_dev(skb, vdev) || nla_put_u32(skb, VRNIC_ATTR_QPN, qpn))
+		goto err_cancel;
+	nest = nla_nest_start(skb, VRNIC_ATTR_COUNTERS);
+	if (!nest)
+		goto err_cancel;
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
+		if (vrnic_put_counter(skb, vrnic_qp_counter_names[i],
+				      cnt->val[i]))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vrnic_qp_counters cnt;
+	struct vrnic_dev *vdev;
+	struct sk_buff *msg;
+	u32 want, qpn;
+	int err;
+
+	err = vrnic_require(info, VRNIC_ATTR_QPN, "qpn missing");
+	if (err)
+		return err;
+	vdev = vrnic_info_dev(info);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+
+	want = nla_get_u32(info->attrs[VRNIC_ATTR_QPN]);
+	qpn = want;
+	err = vrnic_qp_counters_next(vdev, &qpn, &cnt);
+	if (!err && qpn != want)
+		err = -ENOENT;
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VRNIC_ATTR_QPN],
+				    "no such qpn");
+		goto out_put;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	err = vrnic_qp_msg(msg, vdev, qpn, &cnt, info->snd_portid,
+			   info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out_put;
+	}
+	err = genlmsg_reply(msg, info);
+out_put:
+	vrnic_dev_put(vdev);
+	return err;
+}
+
+static int vrnic_qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			     struct vrnic_dev *vdev,
+			     struct vrnic_dump_ctx *ctx)
+{
+	struct vrnic_qp_counters cnt;
+	u32 qpn = ctx->pos;
+	int err;
+
+	while (!vrnic_qp_counters_next(vdev, &qpn, &cnt)) {
+		ctx->pos = qpn;
+		err = vrnic_qp_msg(skb, vdev, qpn, &cnt,
+				   NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			return err;
+		if (qpn == U32_MAX)
+			break;
+		qpn++;
+	}
+	return 0;
+}
+
+static int vrnic_qp_stats_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return vrnic_dump_devs(skb, cb, vrnic_qp_dump_dev);
+}
+
+/* ---- Objects: SET ---- */
+
+static void vrnic_notify(struct vrnic_dev *vdev, const struct vrnic_object *obj)
+{
+	struct net *net = read_pnet(&vdev->ibdev.coredev.rdma_net);
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&vrnic_genl_family, net,
+				VRNIC_MCGRP_CONFIG_IDX))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (vrnic_obj_msg(msg, vdev, obj, VRNIC_CMD_CONFIG_NTF, 0, 0, 0)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast_netns(&vrnic_genl_family, net, msg, 0,
+				VRNIC_MCGRP_CONFIG_IDX, GFP_KERNEL);
+}
+
+static void vrnic_get_u32(u32 *dst, struct nlattr **tb, int type)
+{
+	if (tb[type])
+		*dst = nla_get_u32(tb[type]);
+}
+
+static void vrnic_get_u8(u8 *dst, struct nlattr **tb, int type)
+{
+	if (tb[type])
+		*dst = nla_get_u8(tb[type]);
+}
+
+static int vrnic_limits_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[VRNIC_LIMITS_ATTR_MAX + 1];
+	struct vrnic_limits old, new;
+	struct vrnic_dev *vdev;
+	bool changed;
+	int err;
+
+	err = vrnic_require(info, VRNIC_ATTR_LIMITS, "limits missing");
+	if (err)
+		return err;
+	vdev = vrnic_info_dev(info);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	err = vrnic_parse_nest(tb, info->attrs[VRNIC_ATTR_LIMITS],
+			       &vrnic_limits_desc, info->extack);
+	if (err)
+		goto out_put;
+
+	memset(&old, 0, sizeof(old));
+	mutex_lock(&vdev->cfg_mutex);
+	vrnic_limits_read(vdev, &old);
+	memcpy(&new, &old, sizeof(new));
+	vrnic_get_u32(&new.max_qp, tb, VRNIC_LIMITS_ATTR_MAX_QP);
+	vrnic_get_u32(&new.max_cq, tb, VRNIC_LIMITS_ATTR_MAX_CQ);
+	vrnic_get_u32(&new.max_mr, tb, VRNIC_LIMITS_ATTR_MAX_MR);
+	vrnic_get_u32(&new.max_pd, tb, VRNIC_LIMITS_ATTR_MAX_PD);
+	vrnic_get_u32(&new.max_srq, tb, VRNIC_LIMITS_ATTR_MAX_SRQ);
+	vrnic_get_u32(&new.max_ah, tb, VRNIC_LIMITS_ATTR_MAX_AH);
+	vrnic_get_u32(&new.max_qp_wr, tb, VRNIC_LIMITS_ATTR_MAX_QP_WR);
+	vrnic_get_u32(&new.max_cqe, tb, VRNIC_LIMITS_ATTR_MAX_CQE);
+	vrnic_get_u32(&new.max_sge, tb, VRNIC_LIMITS_ATTR_MAX_SGE);
+	vrnic_get_u32(&new.max_inline_data, tb,
+		      VRNIC_LIMITS_ATTR_MAX_INLINE_DATA);
+	vrnic_get_u32(&new.max_qp_rd_atom, tb,
+		      VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM);
+	if (tb[VRNIC_LIMITS_ATTR_MAX_MR_SIZE])
+		new.max_mr_size = nla_get_u64(tb[VRNIC_LIMITS_ATTR_MAX_MR_SIZE]);
+	changed = memcmp(&old, &new, sizeof(new));
+	if (changed)
+		vrnic_limits_publish(vdev, &new);
+	mutex_unlock(&vdev->cfg_mutex);
+
+	if (changed)
+		vrnic_notify(vdev, VRNIC_LIMITS_OBJ);
+out_put:
+	vrnic_dev_put(vdev);
+	return err;
+}
+
+/**
+ * struct vrnic_map_req - the map entries of one QoS SET request
+ * @dscp_mask: bit N: the request maps DSCP N
+ * @tc_mask: bit N: the request maps priority N
+ * @dscp2prio: the requested priority of each DSCP in @dscp_mask
+ * @prio2tc: the requested traffic class of each priority in @tc_mask
+ */
+struct vrnic_map_req {
+	u64 dscp_mask;
+	u8 tc_mask;
+	u8 dscp2prio[VRNIC_NUM_DSCP];
+	u8 prio2tc[VRNIC_NUM_PRIO];
+};
+
+/*
+ * Entries were range-checked by the policy already; check what spans
+ * attributes: both members present, no key twice.
+ */
+static int vrnic_qos_precheck(struct nlattr **tb, struct vrnic_map_req *req,
+			      struct netlink_ext_ack *extack)
+{
+	struct nlattr *etb[VRNIC_DSCP_MAP_ATTR_MAX + 1];
+	struct nlattr *ttb[VRNIC_TC_MAP_ATTR_MAX + 1];
+	struct nlattr *entry;
+	int rem, err;
+	u8 key;
+
+	memset(req, 0, sizeof(*req));
+	if (tb[VRNIC_QOS_ATTR_DSCP2PRIO]) {
+		nla_for_each_nested(entry, tb[VRNIC_QOS_ATTR_DSCP2PRIO], rem) {
+			err = nla_parse_nested(etb, VRNIC_DSCP_MAP_ATTR_MAX,
+					       entry, vrnic_dscp_map_policy,
+					       extack);
+			if (err)
+				return err;
+			if (!etb[VRNIC_DSCP_MAP_ATTR_DSCP]) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "dscp2prio entry without dscp");
+				return -EINVAL;
+			}
+			if (!etb[VRNIC_DSCP_MAP_ATTR_PRIO]) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "dscp2prio entry without prio");
+				return -EINVAL;
+			}
+			key = nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_DSCP]);
+			if (req->dscp_mask & BIT_ULL(key)) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "dscp2prio repeats a dscp");
+				return -EINVAL;
+			}
+			req->dscp_mask |= BIT_ULL(key);
+			req->dscp2prio[key] =
+				nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_PRIO]);
+		}
+	}
+	if (tb[VRNIC_QOS_ATTR_PRIO2TC]) {
+		nla_for_each_nested(entry, tb[VRNIC_QOS_ATTR_PRIO2TC], rem) {
+			err = nla_parse_nested(ttb, VRNIC_TC_MAP_ATTR_MAX,
+					       entry, vrnic_tc_map_policy,
+					       extack);
+			if (err)
+				return err;
+			if (!ttb[VRNIC_TC_MAP_ATTR_PRIO]) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "prio2tc entry without prio");
+				return -EINVAL;
+			}
+			if (!ttb[VRNIC_TC_MAP_ATTR_TC]) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "prio2tc entry without tc");
+				return -EINVAL;
+			}
+			key = nla_get_u8(ttb[VRNIC_TC_MAP_ATTR_PRIO]);
+			if (req->tc_mask & BIT(key)) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "prio2tc repeats a prio");
+				return -EINVAL;
+			}
+			req->tc_mask |= BIT(key);
+			req->prio2tc[key] = nla_get_u8(ttb[VRNIC_TC_MAP_ATTR_TC]);
+		}
+	}
+	return 0;
+}
+
+static void vrnic_qos_apply(struct vrnic_config *cfg, struct nlattr **tb,
+			    const struct vrnic_map_req *req)
+{
+	struct vrnic_qos *qos = &cfg->qos;
+	int i;
+
+	vrnic_get_u8(&qos->trust, tb, VRNIC_QOS_ATTR_TRUST);
+	vrnic_get_u8(&qos->pfc_en, tb, VRNIC_QOS_ATTR_PFC_EN);
+	vrnic_get_u8(&qos->ecn_en, tb, VRNIC_QOS_ATTR_ECN_EN);
+	vrnic_get_u8(&qos->tclass, tb, VRNIC_QOS_ATTR_TCLASS);
+	vrnic_get_u8(&cfg->dcqcn.cnp_dscp, tb, VRNIC_QOS_ATTR_CNP_DSCP);
+	vrnic_get_u8(&cfg->dcqcn.cnp_802p_prio, tb, VRNIC_QOS_ATTR_CNP_PRIO);
+	for (i = 0; i < VRNIC_NUM_DSCP; i++)
+		if (req->dscp_mask & BIT_ULL(i))
+			qos->dscp2prio[i] = req->dscp2prio[i];
+	for (i = 0; i < VRNIC_NUM_PRIO; i++)
+		if (req->tc_mask & BIT(i))
+			qos->prio2tc[i] = req->prio2tc[i];
+}
+
+static void vrnic_dcqcn_apply(struct vrnic_dcqcn *d, struct nlattr **tb)
+{
+	vrnic_get_u32(&d->rpg_time_reset, tb, VRNIC_DCQCN_ATTR_RPG_TIME_RESET);
+	vrnic_get_u32(&d->rpg_byte_reset, tb, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET);
+	vrnic_get_u32(&d->rpg_threshold, tb, VRNIC_DCQCN_ATTR_RPG_THRESHOLD);
+	vrnic_get_u32(&d->rpg_max_rate, tb, VRNIC_DCQCN_ATTR_RPG_MAX_RATE);
+	vrnic_get_u32(&d->rpg_ai_rate, tb, VRNIC_DCQCN_ATTR_RPG_AI_RATE);
+	vrnic_get_u32(&d->rpg_hai_rate, tb, VRNIC_DCQCN_ATTR_RPG_HAI_RATE);
+	vrnic_get_u32(&d->rpg_gd, tb, VRNIC_DCQCN_ATTR_RPG_GD);
+	vrnic_get_u32(&d->rpg_min_dec_fac, tb,
+		      VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC);
+	vrnic_get_u32(&d->rpg_min_rate, tb, VRNIC_DCQCN_ATTR_RPG_MIN_RATE);
+	vrnic_get_u32(&d->rate_to_set_on_first_cnp, tb,
+		      VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP);
+	vrnic_get_u32(&d->dce_tcp_g, tb, VRNIC_DCQCN_ATTR_DCE_TCP_G);
+	vrnic_get_u32(&d->dce_tcp_rtt, tb, VRNIC_DCQCN_ATTR_DCE_TCP_RTT);
+	vrnic_get_u32(&d->rate_reduce_monitor_period, tb,
+		      VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD);
+	vrnic_get_u32(&d->initial_alpha_value, tb,
+		      VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE);
+	vrnic_get_u32(&d->min_time_between_cnps, tb,
+		      VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS);
+	vrnic_get_u8(&d->cnp_dscp, tb, VRNIC_DCQCN_ATTR_CNP_DSCP);
+	vrnic_get_u8(&d->cnp_802p_prio, tb, VRNIC_DCQCN_ATTR_CNP_802P_PRIO);
+}
+
+/* Point at whichever of two attributes the request carries. */
+static const struct nlattr *vrnic_either(struct nlattr **tb, int a, int b)
+{
+	return tb[a] ? tb[a] : tb[b];
+}
+
+/* Rules between DCQCN parameters, checked on the merged result. */
+static int vrnic_dcqcn_precheck(const struct vrnic_dcqcn *d,
+				struct nlattr **tb,
+				struct netlink_ext_ack *extack)
+{
+	if (d->rpg_ai_rate > d->rpg_hai_rate) {
+		NL_SET_ERR_MSG_ATTR(extack,
+				    vrnic_either(tb, VRNIC_DCQCN_ATTR_RPG_AI_RATE,
+						 VRNIC_DCQCN_ATTR_RPG_HAI_RATE),
+				    "rpg_ai_rate above rpg_hai_rate");
+		return -EINVAL;
+	}
+	if (d->rpg_max_rate && d->rpg_min_rate > d->rpg_max_rate) {
+		NL_SET_ERR_MSG_ATTR(extack,
+				    vrnic_either(tb, VRNIC_DCQCN_ATTR_RPG_MIN_RATE,
+						 VRNIC_DCQCN_ATTR_RPG_MAX_RATE),
+				    "rpg_min_rate above rpg_max_rate");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int vrnic_cfg_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	bool is_qos = info->genlhdr->cmd == VRNIC_CMD_QOS_SET;
+	int nest_type = is_qos ? VRNIC_ATTR_QOS : VRNIC_ATTR_DCQCN;
+	struct nlattr *qtb[VRNIC_QOS_ATTR_MAX + 1];
+	struct nlattr *dtb[VRNIC_DCQCN_ATTR_MAX + 1];
+	struct vrnic_config *old, *new;
+	struct vrnic_map_req req;
+	struct vrnic_dev *vdev;
+	bool changed = false;
+	int err;
+
+	err = vrnic_require(info, nest_type,
+			    is_qos ? "qos missing" : "dcqcn missing");
+	if (err)
+		return err;
+	vdev = vrnic_info_dev(info);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	if (is_qos) {
+		err = vrnic_parse_nest(qtb, info->attrs[nest_type],
+				       &vrnic_qos_desc, info->extack);
+		if (!err)
+			err = vrnic_qos_precheck(qtb, &req, info->extack);
+	} else {
+		err = vrnic_parse_nest(dtb, info->attrs[nest_type],
+				       &vrnic_dcqcn_desc, info->extack);
+	}
+	if (err)
+		goto out_put;
+
+	mutex_lock(&vdev->cfg_mutex);
+	old = vrnic_config_locked(vdev);
+	new = kmemdup(old, sizeof(*old), GFP_KERNEL);
+	if (!new) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	if (is_qos) {
+		vrnic_qos_apply(new, qtb, &req);
+	} else {
+		vrnic_dcqcn_apply(&new->dcqcn, dtb);
+		err = vrnic_dcqcn_precheck(&new->dcqcn, dtb, info->extack);
+		if (err) {
+			kfree(new);
+			goto out_unlock;
+		}
+	}
+	changed = memcmp(&old->qos, &new->qos, sizeof(old->qos)) ||
+		  memcmp(&old->dcqcn, &new->dcqcn, sizeof(old->dcqcn));
+	if (changed)
+		vrnic_config_publish(vdev, new);
+	else
+		kfree(new);
+out_unlock:
+	mutex_unlock(&vdev->cfg_mutex);
+	if (changed)
+		vrnic_notify(vdev, is_qos ? VRNIC_QOS_OBJ : VRNIC_DCQCN_OBJ);
+out_put:
+	vrnic_dev_put(vdev);
+	return err;
+}
+
+/* ---- The family ---- */
+
+static const struct genl_ops vrnic_genl_ops[] = {
+	{
+		.cmd = VRNIC_CMD_LIMITS_GET,
+		.doit = vrnic_obj_get_doit,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_obj_dumpit,
+		.policy = vrnic_get_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+	{
+		.cmd = VRNIC_CMD_LIMITS_SET,
+		.doit = vrnic_limits_set_doit,
+		.policy = vrnic_limits_set_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRNIC_CMD_QOS_GET,
+		.doit = vrnic_obj_get_doit,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_obj_dumpit,
+		.policy = vrnic_get_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+	{
+		.cmd = VRNIC_CMD_QOS_SET,
+		.doit = vrnic_cfg_set_doit,
+		.policy = vrnic_qos_set_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRNIC_CMD_DCQCN_GET,
+		.doit = vrnic_obj_get_doit,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_obj_dumpit,
+		.policy = vrnic_get_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+	{
+		.cmd = VRNIC_CMD_DCQCN_SET,
+		.doit = vrnic_cfg_set_doit,
+		.policy = vrnic_dcqcn_set_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = VRNIC_CMD_GID_GET,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_gid_dumpit,
+		.policy = vrnic_get_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+	{
+		.cmd = VRNIC_CMD_STATS_GET,
+		.doit = vrnic_obj_get_doit,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_obj_dumpit,
+		.policy = vrnic_get_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+	{
+		.cmd = VRNIC_CMD_QP_STATS_GET,
+		.doit = vrnic_qp_stats_doit,
+		.start = vrnic_dump_start,
+		.dumpit = vrnic_qp_stats_dumpit,
+		.policy = vrnic_qp_stats_policy,
+		.maxattr = VRNIC_ATTR_MAX,
+	},
+};
+
+static struct genl_family vrnic_genl_family __ro_after_init = {
+	.name = VRNIC_GENL_NAME,
+	.version = VRNIC_GENL_VERSION,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = vrnic_genl_ops,
+	.n_ops = ARRAY_SIZE(vrnic_genl_ops),
+	.mcgrps = vrnic_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(vrnic_mcgrps),
+};
+
+/**
+ * vrnic_genl_init - register the "vrnic" generic netlink family
+ *
+ * Return: 0 or a negative errno from genl_register_family().
+ */
+int vrnic_genl_init(void)
+{
+	return genl_register_family(&vrnic_genl_family);
+}
+
+/**
+ * vrnic_genl_exit - unregister the family; waits for running commands
+ */
+void vrnic_genl_exit(void)
+{
+	genl_unregister_family(&vrnic_genl_family);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrnic default limits and constants, in one place.
+ */
+#ifndef VRNIC_PARAMS_H
+#define VRNIC_PARAMS_H
+
+#include <linux/sizes.h>
+
+#define VRNIC_UDP_PORT			4791
+
+/*
+ * uverbs ABI version of the rxe user ABI (<rdma/rdma_user_rxe.h>): librxe
+ * in rdma-core accepts exactly this value from the uverbs sysfs node.
+ */
+#define VRNIC_UVERBS_ABI_VERSION	2
+
+/* Vendor identification reported by query_device. */
+#define VRNIC_VENDOR_ID			0xffffff
+#define VRNIC_VENDOR_PART_ID		0x5652 /* "VR" */
+#define VRNIC_HW_VERSION		1
+
+/* Default device limits; the netlink "limits" object can lower or raise them. */
+#define VRNIC_DEF_MAX_QP		0x10000
+#define VRNIC_DEF_MAX_QP_WR		0x4000
+#define VRNIC_DEF_MAX_SGE		32
+#define VRNIC_DEF_MAX_INLINE_DATA	512
+#define VRNIC_DEF_MAX_CQ		0x4000
+#define VRNIC_DEF_MAX_CQE		0x8000
+#define VRNIC_DEF_MAX_MR		0x40000
+#define VRNIC_DEF_MAX_MR_SIZE		(~0ULL)
+#define VRNIC_DEF_MAX_PD		0x8000
+#define VRNIC_DEF_MAX_SRQ		0x4000
+#define VRNIC_DEF_MAX_AH		0x8000
+#define VRNIC_DEF_MAX_QP_RD_ATOM	128
+
+/* Hard ceilings the limits object may not exceed. */
+#define VRNIC_CAP_MAX_QP		0x100000
+#define VRNIC_CAP_MAX_QP_WR		0x8000
+#define VRNIC_CAP_MAX_SGE		64
+#define VRNIC_CAP_MAX_INLINE_DATA	4096
+#define VRNIC_CAP_MAX_CQ		0x100000
+#define VRNIC_CAP_MAX_CQE		0x20000
+#define VRNIC_CAP_MAX_MR		0x1000000
+#define VRNIC_CAP_MAX_PD		0x100000
+#define VRNIC_CAP_MAX_SRQ		0x100000
+#define VRNIC_CAP_MAX_AH		0x100000
+#define VRNIC_CAP_MAX_QP_RD_ATOM	128
+
+/* Pages one fast-registration MR can map (IB_WR_REG_MR). */
+#define VRNIC_MAX_FMR_PAGES		512
+
+#define VRNIC_MAX_PKEYS			1
+#define VRNIC_DEFAULT_PKEY		0xffff
+#define VRNIC_GID_TABLE_LEN		1024
+
+#endif /* VRNIC_PARAMS_H */

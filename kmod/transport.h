@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrnic: per-QP RoCEv2 transport state and the wire engine's entry points.
+ *
+ * Execution model (details in docs/wire.md):
+ *  - requester: runs inline in the doorbell (post_send) and in the
+ *    completer when an ACK opens the window, under @sq_lock taken with
+ *    trylock; a caller that finds the lock busy leaves a "kick" bit that
+ *    the holder honours before it leaves, so no doorbell is lost and no
+ *    caller ever waits.  Work beyond a packet budget moves to a per-QP
+ *    work item on a high-priority per-CPU workqueue.
+ *  - completer: inline in the receive softirq, under @sq_lock.
+ *  - responder: inline in the receive softirq, under @rq_lock.  Long READ
+ *    responses continue on the per-QP responder work item; packets that
+ *    arrive meanwhile queue behind it so the responder stays in order.
+ */
+#ifndef VRNIC_TRANSPORT_H
+#define VRNIC_TRANSPORT_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/skbuff.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/dst_cache.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+struct vrnic_qp;
+struct vrnic_dev;
+struct vrnic_mr;
+
+/**
+ * struct vrnic_path - where a QP (or a UD WQE) sends its packets
+ * @family: AF_INET or AF_INET6
+ * @saddr4/@daddr4, @saddr6/@daddr6: RoCEv2 GIDs as IP addresses
+ * @tclass: IPv4 TOS or IPv6 traffic class (GRH traffic_class)
+ * @hop_limit: IPv4 TTL or IPv6 hop limit (GRH hop_limit)
+ * @flow_label: IPv6 flow label (GRH flow_label)
+ */
+struct vrnic_path {
+	u8 family;
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	union {
+		__be32 saddr4;
+		struct in6_addr saddr6;
+	};
+	union {
+		__be32 daddr4;
+		struct in6_addr daddr6;
+	};
+};
+
+/*
+ * Per-QP counters.  Each field has exactly one writer context, named
+ * after the lock it is updated under, so no atomics are needed; readers
+ * (netlink dump) sum both halves without locking and may see a value a
+ * few packets old.
+ */
+struct vrnic_qp_stats {
+	u64 tx_packets;		/* packets handed to the IP layer */
+	u64 tx_bytes;		/* their IB payload bytes */
+	u64 rx_packets;		/* packets accepted for this QP */
+	u64 rx_bytes;		/* their IB payload bytes */
+	u64 retransmits;	/* requests sent again (go-back-N) */
+	u64 timeouts;		/* retransmit timer expirations */
+	u64 seq_naks;		/* PSN sequence error NAKs (sent or received) */
+	u64 rnr_naks;		/* RNR NAKs (sent or received) */
+	u64 dup_requests;	/* duplicate requests answered (responder) */
+	u64 access_errors;	/* remote access error NAKs (sent or received) */
+	u64 drops;		/* packets of this QP dropped as invalid */
+};
+
+/* Send WQE life cycle, in vrnic_swqe.state. */
+enum vrnic_swqe_state {
+	VRNIC_SWQE_SENDING,	/* requester still owes packets */
+	VRNIC_SWQE_SENT,	/* all packets sent, waiting for the ACK */
+	VRNIC_SWQE_DONE,	/* acknowledged or failed: ready to complete */
+};
+
+/**
+ * struct vrnic_swqe - the requester's private copy of one send WQE
+ * @wqe: the WQE as copied from the SQ slot and validated; a user-mapped
+ *	slot may change under us, this copy does not
+ * @state: enum vrnic_swqe_state
+ * @status: ib_wc_status for the completion
+ * @first_psn: PSN of the first packet
+ * @last_psn: PSN of the last packet (READ: of the last response)
+ * @length: total message length in bytes
+ * @npkts: number of request PSNs the WQE uses
+ * @rd_atomic: takes one of the max_rd_atomic slots
+ * @path: UD only: destination resolved from the AH at copy time
+ * @remote_qpn, @remote_qkey: UD only
+ */
+struct vrnic_swqe {
+	u8 state;
+	u8 status;
+	bool rd_atomic;
+	u32 first_psn;
+	u32 last_psn;
+	u32 length;
+	u32 npkts;
+	u32 remote_qpn;
+	u32 remote_qkey;
+	struct vrnic_path path;
+	struct rxe_send_wqe wqe;	/* followed by SGEs / inline data */
+};
+
+/* Kept for the verbs layer's per-slot bookkeeping (unused by the wire). */
+struct vrnic_wqe_xport {
+	u32 state;
+	u32 first_psn;
+	u32 last_psn;
+	u32 ssn;
+};
+
+/* Responder resource for one RDMA READ or ATOMIC (IBA 9.7.5.1.2). */
+struct vrnic_rdres {
+	u8 opcode;		/* READ_REQUEST, CMP_SWAP or FETCH_ADD */
+	bool active;
+	u32 first_psn;
+	u32 last_psn;
+	u32 cur_psn;		/* READ: next response PSN to send */
+	u32 rkey;
+	u64 va;			/* READ: address of the next response */
+	u32 resid;		/* READ: bytes still to send */
+	u64 orig;		/* ATOMIC: value returned, replayed on dups */
+};
+
+/* The responder's copy of the receive WQE in use, bounded by max_sge. */
+#define VRNIC_RWQE_MAX_SGE	64
+
+struct vrnic_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;			/* sum of the SGE lengths */
+	struct rxe_sge sge[VRNIC_RWQE_MAX_SGE];
+};
+
+/**
+ * struct vrnic_qp_xport - per-QP transport state, embedded in vrnic_qp
+ *
+ * Locking: @sq_lock (BH-safe) protects everything under "send side",
+ * @rq_lock (BH-safe) everything under "receive side".  Nobody takes both
+ * at once.  Attributes under "path" are written by vrnic_xport_modify()
+ * with both locks held and read under either.
+ */
+struct vrnic_qp_xport {
+	/* ---- path and attributes (modify_qp) ---- */
+	struct vrnic_path path;		/* RC/UC destination */
+	struct dst_cache dst_cache;	/* route for @path */
+	u32 dest_qpn;
+	u32 qkey;
+	u16 pkey;
+	u16 sport;			/* UDP source port (ECMP entropy) */
+	u32 mtu;			/* path MTU in bytes */
+	u8 state;			/* enum ib_qp_state, mirrored */
+	u8 timeout;			/* IBA local ACK timeout exponent */
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;		/* what we send in RNR NAKs */
+	u32 max_rd_atomic;
+	u32 max_dest_rd_atomic;
+	bool sig_all;
+	bool dying;
+
+	/* ---- send side (requester and completer): @sq_lock ---- */
+	spinlock_t sq_lock ____cacheline_aligned_in_smp;
+	unsigned long kick;		/* bit 0: requester work pending */
+	u8 *swqe;			/* shadow WQEs, @swqe_size each */
+	u32 swqe_size;
+	u32 sq_mask;			/* SQ slots - 1 */
+	u32 req_idx;			/* next SQ slot to copy from the ring */
+	u32 send_idx;			/* slot the requester sends from */
+	u32 comp_idx;			/* oldest uncompleted slot */
+	u32 send_off;			/* bytes of send_idx already sent */
+	u32 req_psn;			/* next request PSN */
+	u32 comp_psn;			/* oldest PSN not acknowledged */
+	u32 max_psn;			/* one past the highest PSN sent */
+	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
+	u32 noack_pkts;			/* packets since the last AckReq */
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;			/* RNR timer running */
+	bool sq_err;			/* completed in error: only flush */
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	struct work_struct req_work;
+	struct vrnic_qp_stats sq_stats;
+
+	/* ---- receive side (responder): @rq_lock ---- */
+	spinlock_t rq_lock ____cacheline_aligned_in_smp;
+	u32 epsn;			/* expected request PSN */
+	u32 msn;			/* message sequence number */
+	u32 ack_psn;			/* last PSN acknowledged */
+	u8 cur_op;			/* opcode of the message in progress */
+	bool in_msg;			/* middle of a multi-packet message */
+	bool nak_sent;			/* sequence NAK outstanding */
+	bool drop_msg;			/* UC: discard until next FIRST/ONLY */
+	bool rwqe_valid;		/* @rwqe holds a popped receive WQE */
+	bool resp_busy;			/* READ responses continue in work */
+	u32 rcv_off;			/* SEND: bytes placed in @rwqe */
+	u32 wr_rkey;			/* WRITE in progress: rkey */
+	u64 wr_va;			/*  next address */
+	u32 wr_resid;			/*  bytes left */
+	u32 wr_len;			/*  total length (WRITE_IMM byte_len) */
+	struct vrnic_rwqe rwqe;
+	struct vrnic_rdres *res;	/* max_dest_rd_atomic resources */
+	u32 nres;
+	u32 res_head;			/* next resource to reuse */
+	struct vrnic_rdres *res_cur;	/* READ being streamed, or NULL */
+	struct sk_buff_head rx_backlog;	/* packets waiting behind res_cur */
+	struct work_struct resp_work;
+	struct vrnic_qp_stats rq_stats;
+};
+
+/**
+ * struct vrnic_pkt - parse results of a received packet, in skb->cb
+ * @qp: destination QP, reference held until the skb is freed by us
+ * @hdr: start of the BTH
+ * @mask: vrnic_opcode[opcode].mask
+ * @psn: BTH PSN
+ * @paylen: bytes of IB payload (after the headers, before pad and ICRC)
+ * @opcode: BTH opcode
+ * @family: AF_INET or AF_INET6 of the outer header
+ */
+struct vrnic_pkt {
+	struct vrnic_qp *qp;
+	u8 *hdr;
+	u32 mask;
+	u32 psn;
+	u32 paylen;
+	u8 opcode;
+	u8 family;
+};
+
+static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vrnic_pkt) > sizeof(skb->cb));
+	return (struct vrnic_pkt *)skb->cb;
+}
+
+/* Hooks called by the verbs layer (qp.c), see verbs.h. */
+int vrnic_xport_init(struct vrnic_qp *qp);
+int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
+		       int mask);
+void vrnic_xport_destroy(struct vrnic_qp *qp);
+void vrnic_req_kick(struct vrnic_qp *qp);
+void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
+
+/* Module init/exit (called from main.c). */
+int vrnic_wire_init(void);
+void vrnic_wire_exit(void);
+
+/* icrc.c */
+int vrnic_icrc_init(void);
+void vrnic_icrc_exit(void);
+u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len);
+
+/* xmit.c */
+int vrnic_path_from_ah_attr(struct vrnic_path *path,
+			    const struct rdma_ah_attr *ah);
+int vrnic_path_from_av(struct vrnic_dev *vdev, struct vrnic_path *path,
+		       const struct rxe_av *av);
+u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
+struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
+int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_path *path,
+	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
+
+/* recv.c */
+void vrnic_pkt_drop(struct vrnic_dev *vdev, struct sk_buff *skb, int cnt);
+
+/* req.c / comp.c / resp.c */
+extern struct workqueue_struct *vrnic_wq;
+void vrnic_req_work(struct work_struct *work);
+void vrnic_req_retrans_timer(struct timer_list *t);
+void vrnic_req_rnr_timer(struct timer_list *t);
+void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_comp_flush(struct vrnic_qp *qp);
+void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_resp_work(struct work_struct *work);
+void vrnic_resp_reset(struct vrnic_qp *qp);
+
+#endif /* VRNIC_TRANSPORT_H */

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrnic: a software RoCEv2 RDMA NIC.
+ *
+ * Core device structures shared by every file of the module.
+ */
+#ifndef VRNIC_H
+#define VRNIC_H
+
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+#include "params.h"
+
+/**
+ * struct vrnic_limits - per-device resource limits
+ *
+ * Read with READ_ONCE() by the verbs that create objects and by
+ * query_device; written only under vrnic_dev.cfg_mutex.  Lowering a limit
+ * below current use affects only objects created afterwards.
+ */
+struct vrnic_limits {
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_srq;
+	u32 max_ah;
+	u32 max_qp_wr;
+	u32 max_cqe;
+	u32 max_sge;
+	u32 max_inline_data;
+	u32 max_qp_rd_atom;
+	u64 max_mr_size;
+};
+
+/*
+ * Port counters.  The names (vrnic_counter_names[] in counters.c) are the
+ * stable interface shown by "rdma statistic" and the netlink API; append
+ * new counters at the end only.
+ */
+enum vrnic_counter {
+	VRNIC_CNT_TX_PACKETS,
+	VRNIC_CNT_TX_BYTES,
+	VRNIC_CNT_RX_PACKETS,
+	VRNIC_CNT_RX_BYTES,
+	VRNIC_CNT_RETRANSMITS,
+	VRNIC_CNT_RETRY_EXCEEDED,
+	VRNIC_CNT_RNR_RETRY_EXCEEDED,
+	VRNIC_CNT_TIMEOUTS,
+	VRNIC_CNT_SEQ_ERR_NAKS_SENT,
+	VRNIC_CNT_SEQ_ERR_NAKS_RCVD,
+	VRNIC_CNT_RNR_NAKS_SENT,
+	VRNIC_CNT_RNR_NAKS_RCVD,
+	VRNIC_CNT_DUP_REQUESTS,
+	VRNIC_CNT_OUT_OF_SEQ_REQUESTS,
+	VRNIC_CNT_ACCESS_ERRORS,
+	VRNIC_CNT_ICRC_ERRORS,
+	VRNIC_CNT_DROP_UNKNOWN_QP,
+	VRNIC_CNT_DROP_BAD_PKEY,
+	VRNIC_CNT_DROP_BAD_QKEY,
+	VRNIC_CNT_DROP_MALFORMED,
+	VRNIC_CNT_DROP_QP_STATE,
+	VRNIC_CNT_TX_ERRORS,
+	VRNIC_CNT_CNP_SENT,
+	VRNIC_CNT_CNP_RCVD,
+	VRNIC_CNT_ECN_MARKED,
+	VRNIC_NUM_COUNTERS
+};
+
+struct vrnic_counters {
+	u64 val[VRNIC_NUM_COUNTERS];
+};
+
+struct vrnic_udp;	/* net.c: one UDP 4791 socket pair per network namespace */
+struct vrnic_config;	/* config.h: QoS and DCQCN settings (netlink) */
+
+/**
+ * struct vrnic_dev - one vrnic RDMA device bound to one Ethernet netdev
+ * @ibdev: the ib_core device; must stay first (ib_alloc_device)
+ * @ndev: the bound netdev, held with a tracked reference for our lifetime
+ * @udp: the shared UDP socket of @ndev's network namespace
+ * @list: entry in vrnic_dev_list, protected by vrnic_dev_mutex
+ * @cfg_mutex: serialises writers of @limits and @cfg (netlink set commands)
+ * @limits: resource limits, see struct vrnic_limits
+ * @cfg: QoS/DCQCN configuration, owned by config.c (RCU, see config.h)
+ * @stats: per-CPU port counters; update with vrnic_counter_inc/add()
+ */
+struct vrnic_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct vrnic_udp *udp;
+	struct list_head list;
+
+	struct mutex cfg_mutex;
+	struct vrnic_limits limits;
+	struct vrnic_config __rcu *cfg;
+
+	struct vrnic_counters __percpu *stats;
+
+	/* Last port state reported, to send events only on change (rtnl). */
+	enum ib_port_state port_state;
+
+	/* Object counts checked against @limits at creation. */
+	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
+	atomic_t num_ah;
+
+	/*
+	 * Object tables, owned by the verbs layer (verbs.h); lookups under
+	 * RCU take a reference on the object.  Index: QPN, MR key >> 8,
+	 * user AH number, SRQ number.
+	 */
+	struct xarray qp_xa;
+	struct xarray mr_xa;
+	struct xarray ah_xa;
+	struct xarray srq_xa;
+	u32 next_qpn;
+	u32 next_mr_index;
+	u32 next_ah_num;
+	u32 next_srq_num;
+};
+
+static inline struct vrnic_dev *to_vdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct vrnic_dev, ibdev);
+}
+
+struct vrnic_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct vrnic_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct vrnic_pd *to_vpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct vrnic_pd, ibpd);
+}
+
+static inline void vrnic_counter_add(struct vrnic_dev *vdev,
+				     enum vrnic_counter c, u64 n)
+{
+	this_cpu_add(vdev->stats->val[c], n);
+}
+
+static inline void vrnic_counter_inc(struct vrnic_dev *vdev,
+				     enum vrnic_counter c)
+{
+	vrnic_counter_add(vdev, c, 1);
+}
+
+/*
+ * vrnic_obj_get - account one more object of a kind against its limit.
+ * Returns 0, or -ENOMEM when @limit objects already exist (the errno
+ * ib_core and applications expect when a device runs out of a resource).
+ */
+static inline int vrnic_obj_get(atomic_t *count, u32 limit)
+{
+	if (atomic_inc_return(count) > limit) {
+		atomic_dec(count);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static inline void vrnic_obj_put(atomic_t *count)
+{
+	atomic_dec(count);
+}
+
+/* main.c */
+extern struct mutex vrnic_dev_mutex;
+extern struct list_head vrnic_dev_list;
+struct vrnic_dev *vrnic_dev_get_by_name(const char *name);
+void vrnic_dev_put(struct vrnic_dev *vdev);
+u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c);
+void vrnic_unregister_devices(struct net *net);
+
+/* counters.c */
+void vrnic_counters_init(void);
+extern const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS];
+struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+/* net.c */
+int vrnic_udp_get(struct vrnic_dev *vdev);
+void vrnic_udp_put(struct vrnic_dev *vdev);
+struct socket *vrnic_udp_sock4(struct vrnic_dev *vdev);
+struct socket *vrnic_udp_sock6(struct vrnic_dev *vdev);	/* NULL without IPv6 */
+int vrnic_net_init(void);
+void vrnic_net_exit(void);
+
+/* recv.c: consumes @skb in every case */
+int vrnic_rcv(struct sk_buff *skb);
+
+#endif /* VRNIC_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: putting RoCEv2 packets on the wire.
+ *
+ * A packet is built as one linear skb: the transport headers, payload,
+ * pad and ICRC are written by the engines, this file pushes the UDP and
+ * IP headers, computes the ICRC and hands the skb to the routing stack,
+ * which resolves the neighbour and adds the Ethernet header.
+ *
+ * Why not udp_tunnel_xmit_skb(): the ICRC covers the IPv4 Identification
+ * field, which iptunnel_xmit() only chooses after we would have needed
+ * it.  So vrnic writes both IP headers itself (same fields, same ID
+ * generator) and computes the ICRC over the header that really goes out.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/ip6_route.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6_stubs.h>
+#include <net/udp.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "vrnic.h"
+#include "hdr.h"
+#include "transport.h"
+
+#define VRNIC_DEFAULT_TTL	64
+
+static int vrnic_path_from_gids(struct vrnic_path *path,
+				enum rdma_network_type type,
+				const union ib_gid *sgid,
+				const union ib_gid *dgid)
+{
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} s, d;
+
+	if (type != RDMA_NETWORK_IPV4 && type != RDMA_NETWORK_IPV6)
+		return -EINVAL;	/* RoCEv1 and IB GIDs are not ours */
+	if (rdma_gid2ip(&s.sa, sgid) || rdma_gid2ip(&d.sa, dgid))
+		return -EINVAL;
+	if (type == RDMA_NETWORK_IPV4) {
+		if (s.sa.sa_family != AF_INET || d.sa.sa_family != AF_INET)
+			return -EINVAL;
+		path->family = AF_INET;
+		path->saddr4 = s.in.sin_addr.s_addr;
+		path->daddr4 = d.in.sin_addr.s_addr;
+	} else {
+		if (s.sa.sa_family != AF_INET6 || d.sa.sa_family != AF_INET6)
+			return -EINVAL;
+		path->family = AF_INET6;
+		path->saddr6 = s.in6.sin6_addr;
+		path->daddr6 = d.in6.sin6_addr;
+	}
+	return 0;
+}
+
+/**
+ * vrnic_path_from_ah_attr - destination of a connected QP or kernel AH
+ * @path: filled on success
+ * @ah: address vector; ib_core resolved its source GID into sgid_attr
+ *
+ * Return: 0, or -EINVAL when the AH is not a RoCEv2 (IPv4/IPv6) one.
+ */
+int vrnic_path_from_ah_attr(struct vrnic_path *path,
+			    const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid;
+	int err;
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	sgid = grh->sgid_attr;
+	if (!sgid)
+		return -EINVAL;
+	err = vrnic_path_from_gids(path, rdma_gid_attr_network_type(sgid),
+				   &sgid->gid, &grh->dgid);
+	if (err)
+		return err;
+	path->tclass = grh->traffic_class;
+	path->hop_limit = grh->hop_limit;
+	path->flow_label = grh->flow_label & 0xfffff;
+	return 0;
+}
+
+/**
+ * vrnic_path_from_av - destination of a UD WQE from an rxe address vector
+ * @vdev: device whose GID table the source GID index refers to
+ * @path: filled on success
+ * @av: a copy of the address vector; may come from user space, so only
+ *	the GID index and the destination GID are believed, and the source
+ *	address is taken from our own GID table
+ */
+int vrnic_path_from_av(struct vrnic_dev *vdev, struct vrnic_path *path,
+		       const struct rxe_av *av)
+{
+	const struct ib_gid_attr *sgid;
+	int err;
+
+	sgid = rdma_get_gid_attr(&vdev->ibdev, 1, av->grh.sgid_index);
+	if (IS_ERR(sgid))
+		return PTR_ERR(sgid);
+	err = vrnic_path_from_gids(path, rdma_gid_attr_network_type(sgid),
+				   &sgid->gid,
+				   (const union ib_gid *)av->grh.dgid.raw);
+	rdma_put_gid_attr(sgid);
+	if (err)
+		return err;
+	path->tclass = av->grh.traffic_class;
+	path->hop_limit = av->grh.hop_limit;
+	path->flow_label = av->grh.flow_label & 0xfffff;
+	return 0;
+}
+
+/*
+ * RoCEv2 UDP source port: IBA A17.5.1.1 leaves it to the sender and asks
+ * for per-flow entropy.  Derive it from the (symmetric) QP pair hash the
+ * way ib_core suggests, so both directions of a connection hash alike.
+ */
+u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn)
+{
+	return rdma_get_udp_sport(flow_label, src_qpn, dst_qpn);
+}
+
+/**
+ * vrnic_skb_alloc - a linear skb for one RoCEv2 packet
+ * @vdev: sending device
+ * @len: bytes from the BTH through the ICRC
+ *
+ * Return: an skb whose data area holds @len zeroed-tail bytes starting
+ * at the BTH, with headroom for IPv6, UDP and the link layer; or NULL.
+ */
+struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len)
+{
+	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + vdev->ndev->needed_tailroom, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, len);
+	return skb;
+}
+
+static struct dst_entry *vrnic_route4(struct vrnic_dev *vdev,
+				      const struct vrnic_path *path,
+				      struct dst_cache *cache)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = vdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(path->tclass),
+		.daddr = path->daddr4,
+		.saddr = path->saddr4,
+	};
+	struct rtable *rt;
+	__be32 saddr;
+
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt && saddr == path->saddr4)
+			return &rt->dst;
+		if (rt)
+			ip_rt_put(rt);
+	}
+	rt = ip_route_output_key(dev_net(vdev->ndev), &fl4);
+	if (IS_ERR(rt))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+	return &rt->dst;
+}
+
+static struct dst_entry *vrnic_route6(struct vrnic_dev *vdev,
+				      const struct vrnic_path *path,
+				      struct dst_cache *cache)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = vdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = path->daddr6,
+		.saddr = path->saddr6,
+	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst && ipv6_addr_equal(&saddr, &path->saddr6))
+			return dst;
+		dst_release(dst);
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(vdev->ndev), NULL,
+					      &fl6, NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip6(cache, dst, &fl6.saddr);
+	return dst;
+}
+
+static void vrnic_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *udph;
+
+	__skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph = udp_hdr(skb);
+	udph->source = htons(sport);
+	udph->dest = htons(VRNIC_UDP_PORT);
+	udph->len = htons(skb->len);
+	udph->check = 0;
+}
+
+static void vrnic_finish_icrc(struct sk_buff *skb)
+{
+	u8 *bth = skb_transport_header(skb) + sizeof(struct udphdr);
+	u32 len = skb_tail_pointer(skb) - bth - VRNIC_ICRC_BYTES;
+
+	put_unaligned_le32(vrnic_icrc_compute(skb, bth, len), bth + len);
+}
+
+static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_path *path,
+		       struct dst_entry *dst, struct sk_buff *skb)
+{
+	struct net *net = dev_net(vdev->ndev);
+	struct iphdr *iph;
+
+	skb->protocol = htons(ETH_P_IP);
+	skb->ip_summed = CHECKSUM_NONE;	/* RoCEv2 sends UDP checksum 0 */
+	skb_dst_set(skb, dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = path->tclass;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = path->hop_limit ?: VRNIC_DEFAULT_TTL;
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;
+	iph->saddr = path->saddr4;
+	iph->daddr = path->daddr4;
+	__ip_select_ident(net, iph, 1);
+
+	vrnic_finish_icrc(skb);
+	return ip_local_out(net, vrnic_udp_sock4(vdev)->sk, skb);
+}
+
+static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_path *path,
+		       struct dst_entry *dst, struct sk_buff *skb)
+{
+	struct net *net = dev_net(vdev->ndev);
+	struct ipv6hdr *ip6h;
+	int udp_len = skb->len;
+	struct sock *sk;
+
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->ip_summed = CHECKSUM_NONE;
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, path->tclass, htonl(path->flow_label));
+	ip6h->payload_len = htons(udp_len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = path->hop_limit ?: VRNIC_DEFAULT_TTL;
+	ip6h->saddr = path->saddr6;
+	ip6h->daddr = path->daddr6;
+
+	/* ICRC first: the UDP checksum covers it (RFC 8200 wants one). */
+	vrnic_finish_icrc(skb);
+	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr, udp_len);
+
+	sk = vrnic_udp_sock6(vdev) ? vrnic_udp_sock6(vdev)->sk : NULL;
+	return ip6_local_out(net, sk, skb);
+}
+
+/**
+ * vrnic_xmit - send one RoCEv2 packet
+ * @vdev: sending device
+ * @path: source and destination addresses, TTL and traffic class
+ * @cache: the QP's route cache, or NULL to look the route up
+ * @sport: UDP source port
+ * @skb: from vrnic_skb_alloc(), transport headers and payload filled in;
+ *	consumed in every case
+ *
+ * May be called in process or softirq context.  Bumps the port TX
+ * counters; the caller accounts its per-QP counters.
+ *
+ * Return: 0 or a negative errno (no route, device queue full).
+ */
+int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_path *path,
+	       struct dst_cache *cache, u16 sport, struct sk_buff *skb)
+{
+	unsigned int len = skb->len;
+	struct dst_entry *dst;
+	int err;
+
+	if (path->family == AF_INET)
+		dst = vrnic_route4(vdev, path, cache);
+	else
+		dst = vrnic_route6(vdev, path, cache);
+	if (unlikely(!dst)) {
+		kfree_skb(skb);
+		err = -EHOSTUNREACH;
+		goto err_count;
+	}
+	skb->dev = dst->dev;
+	vrnic_push_udp(skb, sport);
+
+	if (path->family == AF_INET)
+		err = vrnic_xmit4(vdev, path, dst, skb);
+	else
+		err = vrnic_xmit6(vdev, path, dst, skb);
+	err = net_xmit_eval(err);
+	if (unlikely(err))
+		goto err_count;
+
+	vrnic_counter_inc(vdev, VRNIC_CNT_TX_PACKETS);
+	vrnic_counter_add(vdev, VRNIC_CNT_TX_BYTES, len);
+	return 0;
+
+err_count:
+	vrnic_counter_inc(vdev, VRNIC_CNT_TX_ERRORS);
+	return err < 0 ? err : -ENOBUFS;
+}

@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <libctl/vrnic.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include <arpa/inet.h>
+#include <linux/genetlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include <uapi/vrnic.h>
+
+namespace libctl {
+
+namespace {
+
+constexpr uint64_t kU32Max = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+
+template <size_t N> const nla_policy* make_policy(std::initializer_list<std::pair<int, int>> types) {
+    static std::array<nla_policy, N> p{};
+    for (auto [attr, type] : types)
+        p[static_cast<size_t>(attr)].type = static_cast<uint16_t>(type);
+    return p.data();
+}
+
+const nla_policy* top_policy() {
+    static const nla_policy* p = make_policy<VRNIC_ATTR_MAX + 1>({
+        {VRNIC_ATTR_DEV_NAME, NLA_STRING},
+        {VRNIC_ATTR_DEV_INDEX, NLA_U32},
+        {VRNIC_ATTR_PORT, NLA_U32},
+        {VRNIC_ATTR_LIMITS, NLA_NESTED},
+        {VRNIC_ATTR_QOS, NLA_NESTED},
+        {VRNIC_ATTR_DCQCN, NLA_NESTED},
+        {VRNIC_ATTR_GID, NLA_NESTED},
+        {VRNIC_ATTR_COUNTERS, NLA_NESTED},
+        {VRNIC_ATTR_QPN, NLA_U32},
+    });
+    return p;
+}
+
+int nla_type_of(const std::optional<uint8_t>*) { return NLA_U8; }
+int nla_type_of(const std::optional<uint32_t>*) { return NLA_U32; }
+int nla_type_of(const std::optional<uint64_t>*) { return NLA_U64; }
+
+// A policy for a nest described by a parameter table.
+template <typename S, size_t N> const nla_policy* params_policy(const std::vector<Param<S>>& ps) {
+    static std::array<nla_policy, N> p{};
+    for (const auto& prm : ps)
+        std::visit(
+            [&](auto m) {
+                using Opt = std::remove_reference_t<decltype(std::declval<S&>().*m)>;
+                p[static_cast<size_t>(prm.attr)].type =
+                    static_cast<uint16_t>(nla_type_of(static_cast<const Opt*>(nullptr)));
+            },
+            prm.member);
+    return p.data();
+}
+
+Error protocol_error(const std::string& what) {
+    Error e = make_error(EPROTO, "parse vrnic reply");
+    e.extack = what;
+    return e;
+}
+
+std::string format_gid(const uint8_t* raw) {
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+                  raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7], raw[8], raw[9],
+                  raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]);
+    return buf;
+}
+
+// Writes every set parameter of @p s into a nest @p nest_attr.
+template <typename S>
+void put_params(Message& m, int nest_attr, const std::vector<Param<S>>& ps, const S& s) {
+    m.begin_nest(nest_attr);
+    for (const auto& p : ps) {
+        std::optional<uint64_t> v = p.get(s);
+        if (!v)
+            continue;
+        std::visit(
+            [&](auto mem) {
+                using Opt = std::remove_reference_t<decltype(std::declval<S&>().*mem)>;
+                switch (nla_type_of(static_cast<const Opt*>(nullptr))) {
+                case NLA_U8:
+                    m.put_u8(p.attr, static_cast<uint8_t>(*v));
+                    break;
+                case NLA_U32:
+                    m.put_u32(p.attr, static_cast<uint32_t>(*v));
+                    break;
+                default:
+                    m.put_u64(p.attr, *v);
+                }
+            },
+            p.member);
+    }
+    m.end_nest();
+}
+
+template <typename S>
+Status get_params(const Attrs& a, const std::vector<Param<S>>& ps, S& s) {
+    for (const auto& p : ps) {
+        std::optional<uint64_t> v;
+        std::visit(
+            [&](auto mem) {
+                using Opt = std::remove_reference_t<decltype(std::declval<S&>().*mem)>;
+                switch (nla_type_of(static_cast<const Opt*>(nullptr))) {
+                case NLA_U8:
+                    if (auto x = a.u8(p.attr))
+                        v = *x;
+                    break;
+                case NLA_U32:
+                    if (auto x = a.u32(p.attr))
+                        v = *x;
+                    break;
+                default:
+                    v = a.u64(p.attr);
+                }
+            },
+            p.member);
+        if (v)
+            p.set(s, *v);
+    }
+    return ok_status();
+}
+
+// Parses the top-level attributes of a vrnic reply.
+Result<Attrs> parse_top(const nlmsghdr* nlh, std::string* dev) {
+    auto a = Attrs::parse(nlh, GENL_HDRLEN, VRNIC_ATTR_MAX, top_policy());
+    if (!a)
+        return a.error();
+    if (dev)
+        *dev = a->str(VRNIC_ATTR_DEV_NAME).value_or("");
+    return a;
+}
+
+Result<Limits> parse_limits_nest(const nlattr* nest) {
+    static const nla_policy* pol =
+        params_policy<Limits, VRNIC_LIMITS_ATTR_MAX + 1>(limits_params());
+    auto a = Attrs::parse_nested(nest, VRNIC_LIMITS_ATTR_MAX, pol);
+    if (!a)
+        return a.error();
+    Limits l;
+    get_params(*a, limits_params(), l);
+    return l;
+}
+
+Result<Dcqcn> parse_dcqcn_nest(const nlattr* nest) {
+    static const nla_policy* pol = params_policy<Dcqcn, VRNIC_DCQCN_ATTR_MAX + 1>(dcqcn_params());
+    auto a = Attrs::parse_nested(nest, VRNIC_DCQCN_ATTR_MAX, pol);
+    if (!a)
+        return a.error();
+    Dcqcn d;
+    get_params(*a, dcqcn_params(), d);
+    return d;
+}
+
+Result<std::map<uint8_t, uint8_t>> parse_map(const Attrs& a, int attr, int maxtype, int key_attr,
+                                             int val_attr) {
+    std::map<uint8_t, uint8_t> out;
+    std::array<nla_policy, 8> pol{};
+    pol[static_cast<size_t>(key_attr)].type = NLA_U8;
+    pol[static_cast<size_t>(val_attr)].type = NLA_U8;
+    for (const nlattr* e : a.nested_list(attr)) {
+        auto ea = Attrs::parse_nested(e, maxtype, pol.data());
+        if (!ea)
+            return ea.error();
+        auto k = ea->u8(key_attr);
+        auto v = ea->u8(val_attr);
+        if (!k || !v)
+            return protocol_error("map entry without key or value");
+        out[*k] = *v;
+    }
+    return out;
+}
+
+Result<Qos> parse_qos_nest(const nlattr* nest) {
+    static const nla_policy* pol = [] {
+        static std::array<nla_policy, VRNIC_QOS_ATTR_MAX + 1> p{};
+        p[VRNIC_QOS_ATTR_TRUST].type = NLA_U8;
+        p[VRNIC_QOS_ATTR_DSCP2PRIO].type = NLA_NESTED;
+        p[VRNIC_QOS_ATTR_PRIO2TC].type = NLA_NESTED;
+        for (const auto& prm : qos_params())
+            p[static_cast<size_t>(prm.attr)].type = NLA_U8;
+        return p.data();
+    }();
+    auto a = Attrs::parse_nested(nest, VRNIC_QOS_ATTR_MAX, pol);
+    if (!a)
+        return a.error();
+    Qos q;
+    q.trust = a->u8(VRNIC_QOS_ATTR_TRUST);
+    get_params(*a, qos_params(), q);
+    auto d2p = parse_map(*a, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_MAX,
+                         VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO);
+    if (!d2p)
+        return d2p.error();
+    q.dscp2prio = std::move(d2p).value();
+    auto p2t = parse_map(*a, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_MAX, VRNIC_TC_MAP_ATTR_PRIO,
+                         VRNIC_TC_MAP_ATTR_TC);
+    if (!p2t)
+        return p2t.error();
+    q.prio2tc = std::move(p2t).value();
+    return q;
+}
+
+} // namespace
+
+// ---- parameter tables ------------------------------------------------------
+
+template <typename S> std::optional<uint64_t> Param<S>::get(const S& s) const {
+    return std::visit(
+        [&](auto m) -> std::optional<uint64_t> {
+            const auto& v = s.*m;
+            if (!v)
+                return std::nullopt;
+            return static_cast<uint64_t>(*v);
+        },
+        member);
+}
+
+template <typename S> void Param<S>::set(S& s, uint64_t v) const {
+    std::visit(
+        [&](auto m) {
+            using T = typename std::remove_reference_t<decltype(s.*m)>::value_type;
+            s.*m = static_cast<T>(v);
+        },
+        member);
+}
+
+template struct Param<Limits>;
+template struct Param<Dcqcn>;
+template struct Param<Qos>;
+
+template <typename S>
+const Param<S>* find_param(const std::vector<Param<S>>& params, const std::string& name) {
+    for (const auto& p : params)
+        if (name == p.name)
+            return &p;
+    return nullptr;
+}
+template const Param<Limits>* find_param(const std::vector<Param<Limits>>&, const std::string&);
+template const Param<Dcqcn>* find_param(const std::vector<Param<Dcqcn>>&, const std::string&);
+template const Param<Qos>* find_param(const std::vector<Param<Qos>>&, const std::string&);
+
+const std::vector<Param<Limits>>& limits_params() {
+    static const std::vector<Param<Limits>> ps = {
+        {"max_qp", VRNIC_LIMITS_ATTR_MAX_QP, &Limits::max_qp, 1, kU32Max},
+        {"max_cq", VRNIC_LIMITS_ATTR_MAX_CQ, &Limits::max_cq, 1, kU32Max},
+        {"max_mr", VRNIC_LIMITS_ATTR_MAX_MR, &Limits::max_mr, 1, kU32Max},
+        {"max_pd", VRNIC_LIMITS_ATTR_MAX_PD, &Limits::max_pd, 1, kU32Max},
+        {"max_srq", VRNIC_LIMITS_ATTR_MAX_SRQ, &Limits::max_srq, 1, kU32Max},
+        {"max_ah", VRNIC_LIMITS_ATTR_MAX_AH, &Limits::max_ah, 1, kU32Max},
+        {"max_qp_wr", VRNIC_LIMITS_ATTR_MAX_QP_WR, &Limits::max_qp_wr, 1, kU32Max},
+        {"max_cqe", VRNIC_LIMITS_ATTR_MAX_CQE, &Limits::max_cqe, 1, kU32Max},
+        {"max_sge", VRNIC_LIMITS_ATTR_MAX_SGE, &Limits::max_sge, 1, kU32Max},
+        {"max_inline_data", VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, &Limits::max_inline_data, 0,
+         kU32Max},
+        {"max_mr_size", VRNIC_LIMITS_ATTR_MAX_MR_SIZE, &Limits::max_mr_size, 4096, kU64Max},
+        {"max_qp_rd_atom", VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM, &Limits::max_qp_rd_atom, 1, kU32Max},
+    };
+    return ps;
+}
+
+const std::vector<Param<Dcqcn>>& dcqcn_params() {
+    constexpr uint64_t rate = VRNIC_DCQCN_RATE_MAX, t = VRNIC_DCQCN_TIME_MAX;
+    static const std::vector<Param<Dcqcn>> ps = {
+        {"rpg_time_reset", VRNIC_DCQCN_ATTR_RPG_TIME_RESET, &Dcqcn::rpg_time_reset, 1, t},
+        {"rpg_byte_reset", VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, &Dcqcn::rpg_byte_reset, 0, kU32Max},
+        {"rpg_threshold", VRNIC_DCQCN_ATTR_RPG_THRESHOLD, &Dcqcn::rpg_threshold, 1, 31},
+        {"rpg_max_rate", VRNIC_DCQCN_ATTR_RPG_MAX_RATE, &Dcqcn::rpg_max_rate, 0, rate},
+        {"rpg_ai_rate", VRNIC_DCQCN_ATTR_RPG_AI_RATE, &Dcqcn::rpg_ai_rate, 1, rate},
+        {"rpg_hai_rate", VRNIC_DCQCN_ATTR_RPG_HAI_RATE, &Dcqcn::rpg_hai_rate, 1, rate},
+        {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd, 0, 15},
+        {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac, 1, 100},
+        {"rpg_min_rate", VRNIC_DCQCN_ATTR_RPG_MIN_RATE, &Dcqcn::rpg_min_rate, 0, rate},
+        {"rate_to_set_on_first_cnp", VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP,
+         &Dcqcn::rate_to_set_on_first_cnp, 0, rate},
+        {"dce_tcp_g", VRNIC_DCQCN_ATTR_DCE_TCP_G, &Dcqcn::dce_tcp_g, 1, VRNIC_DCQCN_ONE},
+        {"dce_tcp_rtt", VRNIC_DCQCN_ATTR_DCE_TCP_RTT, &Dcqcn::dce_tcp_rtt, 1, t},
+        {"rate_reduce_monitor_period", VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD,
+         &Dcqcn::rate_reduce_monitor_period, 1, t},
+        {"initial_alpha_value", VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE, &Dcqcn::initial_alpha_value,
+         0, VRNIC_DCQCN_ONE},
+        {"min_time_between_cnps", VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
+         &Dcqcn::min_time_between_cnps, 0, t},
+        {"cnp_dscp", VRNIC_DCQCN_ATTR_CNP_DSCP, &Dcqcn::cnp_dscp, 0, VRNIC_NUM_DSCP - 1},
+        {"cnp_802p_prio", VRNIC_DCQCN_ATTR_CNP_802P_PRIO, &Dcqcn::cnp_802p_prio, 0,
+         VRNIC_NUM_PRIO - 1},
+    };
+    return ps;
+}
+
+const std::vector<Param<Qos>>& qos_params() {
+    static const std::vector<Param<Qos>> ps = {
+        {"pfc_en", VRNIC_QOS_ATTR_PFC_EN, &Qos::pfc_en, 0, 255},
+        {"ecn_en", VRNIC_QOS_ATTR_ECN_EN, &Qos::ecn_en, 0, 255},
+        {"tclass", VRNIC_QOS_ATTR_TCLASS, &Qos::tclass, 0, 255},
+        {"cnp_dscp", VRNIC_QOS_ATTR_CNP_DSCP, &Qos::cnp_dscp, 0, VRNIC_NUM_DSCP - 1},
+        {"cnp_prio", VRNIC_QOS_ATTR_CNP_PRIO, &Qos::cnp_prio, 0, VRNIC_NUM_PRIO - 1},
+    };
+    return ps;
+}
+
+template <typename S> static bool params_equal(const std::vector<Param<S>>& ps, const S& a, const S& b) {
+    for (const auto& p : ps)
+        if (p.get(a) != p.get(b))
+            return false;
+    return true;
+}
+
+bool Limits::operator==(const Limits& o) const { return params_equal(limits_params(), *this, o); }
+bool Dcqcn::operator==(const Dcqcn& o) const { return params_equal(dcqcn_params(), *this, o); }
+bool Qos::operator==(const Qos& o) const {
+    return trust == o.trust && dscp2prio == o.dscp2prio && prio2tc == o.prio2tc &&
+           params_equal(qos_params(), *this, o);
+}
+
+std::string trust_name(uint8_t trust) {
+    switch (trust) {
+    case VRNIC_TRUST_PCP:
+        return "pcp";
+    case VRNIC_TRUST_DSCP:
+        return "dscp";
+    default:
+        return std::to_string(trust);
+    }
+}
+
+std::optional<uint8_t> trust_from_name(const std::string& name) {
+    if (name == "pcp")
+        return VRNIC_TRUST_PCP;
+    if (name == "dscp")
+        return VRNIC_TRUST_DSCP;
+    return std::nullopt;
+}
+
+std::string gid_type_name(uint8_t type) {
+    switch (type) {
+    case VRNIC_GID_TYPE_ROCE_V1:
+        return "RoCE v1";
+    case VRNIC_GID_TYPE_ROCE_V2:
+        return "RoCE v2";
+    default:
+        return std::to_string(type);
+    }
+}
+
+// ---- building ----------------------------------------------------------------
+
+Message build_getfamily(const std::string& name) {
+    Message m = Message::genl(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
+    m.put_string(CTRL_ATTR_FAMILY_NAME, name);
+    return m;
+}
+
+Result<Family> parse_family(const nlmsghdr* nlh) {
+    static const nla_policy* pol = make_policy<CTRL_ATTR_MAX + 1>({
+        {CTRL_ATTR_FAMILY_ID, NLA_U16},
+        {CTRL_ATTR_FAMILY_NAME, NLA_STRING},
+        {CTRL_ATTR_VERSION, NLA_U32},
+        {CTRL_ATTR_MCAST_GROUPS, NLA_NESTED},
+    });
+    static const nla_policy* grp_pol = make_policy<CTRL_ATTR_MCAST_GRP_MAX + 1>({
+        {CTRL_ATTR_MCAST_GRP_NAME, NLA_STRING},
+        {CTRL_ATTR_MCAST_GRP_ID, NLA_U32},
+    });
+    auto a = Attrs::parse(nlh, GENL_HDRLEN, CTRL_ATTR_MAX, pol);
+    if (!a)
+        return a.error();
+    auto id = a->u16(CTRL_ATTR_FAMILY_ID);
+    if (!id)
+        return protocol_error("family reply without id");
+    Family f;
+    f.id = *id;
+    f.version = a->u32(CTRL_ATTR_VERSION).value_or(0);
+    for (const nlattr* g : a->nested_list(CTRL_ATTR_MCAST_GROUPS)) {
+        auto ga = Attrs::parse_nested(g, CTRL_ATTR_MCAST_GRP_MAX, grp_pol);
+        if (!ga)
+            return ga.error();
+        auto name = ga->str(CTRL_ATTR_MCAST_GRP_NAME);
+        auto gid = ga->u32(CTRL_ATTR_MCAST_GRP_ID);
+        if (name && gid)
+            f.groups[*name] = *gid;
+    }
+    return f;
+}
+
+Message build_get(uint16_t family, uint8_t cmd, const std::optional<std::string>& dev, bool dump) {
+    Message m = Message::genl(family, cmd, VRNIC_GENL_VERSION, dump ? NLM_F_DUMP : 0);
+    if (dev)
+        m.put_string(VRNIC_ATTR_DEV_NAME, *dev);
+    return m;
+}
+
+Message build_limits_set(uint16_t family, const std::string& dev, const Limits& l) {
+    Message m = Message::genl(family, VRNIC_CMD_LIMITS_SET, VRNIC_GENL_VERSION, 0);
+    m.put_string(VRNIC_ATTR_DEV_NAME, dev);
+    put_params(m, VRNIC_ATTR_LIMITS, limits_params(), l);
+    return m;
+}
+
+Message build_dcqcn_set(uint16_t family, const std::string& dev, const Dcqcn& d) {
+    Message m = Message::genl(family, VRNIC_CMD_DCQCN_SET, VRNIC_GENL_VERSION, 0);
+    m.put_string(VRNIC_ATTR_DEV_NAME, dev);
+    put_params(m, VRNIC_ATTR_DCQCN, dcqcn_params(), d);
+    return m;
+}
+
+Message build_qos_set(uint16_t family, const std::string& dev, const Qos& q) {
+    Message m = Message::genl(family, VRNIC_CMD_QOS_SET, VRNIC_GENL_VERSION, 0);
+    m.put_string(VRNIC_ATTR_DEV_NAME, dev);
+    m.begin_nest(VRNIC_ATTR_QOS);
+    if (q.trust)
+        m.put_u8(VRNIC_QOS_ATTR_TRUST, *q.trust);
+    for (const auto& p : qos_params())
+        if (auto v = p.get(q))
+            m.put_u8(p.attr, static_cast<uint8_t>(*v));
+    if (!q.dscp2prio.empty()) {
+        m.begin_nest(VRNIC_QOS_ATTR_DSCP2PRIO);
+        for (auto [dscp, prio] : q.dscp2prio)
+            m.begin_nest(VRNIC_ENTRY)
+                .put_u8(VRNIC_DSCP_MAP_ATTR_DSCP, dscp)
+                .put_u8(VRNIC_DSCP_MAP_ATTR_PRIO, prio)
+                .end_nest();
+        m.end_nest();
+    }
+    if (!q.prio2tc.empty()) {
+        m.begin_nest(VRNIC_QOS_ATTR_PRIO2TC);
+        for (auto [prio, tc] : q.prio2tc)
+            m.begin_nest(VRNIC_ENTRY)
+                .put_u8(VRNIC_TC_MAP_ATTR_PRIO, prio)
+                .put_u8(VRNIC_TC_MAP_ATTR_TC, tc)
+                .end_nest();
+        m.end_nest();
+    }
+    m.end_nest();
+    return m;
+}
+
+// ---- parsing -----------------------------------------------------------------
+
+Result<Limits> parse_limits(const nlmsghdr* nlh, std::string* dev) {
+    auto a = parse_top(nlh, dev);
+    if (!a)
+        return a.error();
+    const nlattr* nest = a->raw(VRNIC_ATTR_LIMITS);
+    if (!nest)
+        return protocol_error("reply without limits");
+    return parse_limits_nest(nest);
+}
+
+Result<Dcqcn> parse_dcqcn(const nlmsghdr* nlh, std::string* dev) {
+    auto a = parse_top(nlh, dev);
+    if (!a)
+        return a.error();
+    const nlattr* nest = a->raw(VRNIC_ATTR_DCQCN);
+    if (!nest)
+        return protocol_error("reply without dcqcn");
+    return parse_dcqcn_nest(nest);
+}
+
+Result<Qos> parse_qos(const nlmsghdr* nlh, std::string* dev) {
+    auto a = parse_top(nlh, dev);
+    if (!a)
+        return a.error();
+    const nlattr* nest = a->raw(VRNIC_ATTR_QOS);
+    if (!nest)
+        return protocol_error("reply without qos");
+    return parse_qos_nest(nest);
+}
+
+Result<Gid> parse_gid(const nlmsghdr* nlh) {
+    static const nla_policy* pol = make_policy<VRNIC_GID_ATTR_MAX + 1>({
+        {VRNIC_GID_ATTR_INDEX, NLA_U32},
+        {VRNIC_GID_ATTR_TYPE, NLA_U8},
+        {VRNIC_GID_ATTR_NDEV_IFINDEX, NLA_U32},
+        {VRNIC_GID_ATTR_NDEV_NAME, NLA_STRING},
+        {VRNIC_GID_ATTR_IPV4, NLA_U32},
+    });
+    std::string dev;
+    auto a = parse_top(nlh, &dev);
+    if (!a)
+        return a.error();
+    const nlattr* nest = a->raw(VRNIC_ATTR_GID);
+    if (!nest)
+        return protocol_error("reply without gid");
+    auto g = Attrs::parse_nested(nest, VRNIC_GID_ATTR_MAX, pol);
+    if (!g)
+        return g.error();
+    Gid out;
+    out.dev_name = dev;
+    out.dev_index = a->u32(VRNIC_ATTR_DEV_INDEX).value_or(0);
+    out.port = a->u32(VRNIC_ATTR_PORT).value_or(1);
+    out.index = g->u32(VRNIC_GID_ATTR_INDEX).value_or(0);
+    const nlattr* raw = g->raw(VRNIC_GID_ATTR_GID);
+    if (!raw || nla_len(raw) != 16)
+        return protocol_error("gid entry without a 16-byte gid");
+    out.gid = format_gid(static_cast<const uint8_t*>(nla_data(raw)));
+    out.type = g->u8(VRNIC_GID_ATTR_TYPE).value_or(0);
+    out.ndev_ifindex = g->u32(VRNIC_GID_ATTR_NDEV_IFINDEX);
+    out.ndev_name = g->str(VRNIC_GID_ATTR_NDEV_NAME);
+    char buf[INET6_ADDRSTRLEN];
+    if (const nlattr* v4 = g->raw(VRNIC_GID_ATTR_IPV4); v4 && nla_len(v4) == 4) {
+        if (inet_ntop(AF_INET, nla_data(v4), buf, sizeof(buf)))
+            out.ipv4 = buf;
+    }
+    if (const nlattr* v6 = g->raw(VRNIC_GID_ATTR_IPV6); v6 && nla_len(v6) == 16) {
+        if (inet_ntop(AF_INET6, nla_data(v6), buf, sizeof(buf)))
+            out.ipv6 = buf;
+    }
+    return out;
+}
+
+Result<Stats> parse_stats(const nlmsghdr* nlh) {
+    static const nla_policy* pol = make_policy<VRNIC_COUNTER_ATTR_MAX + 1>({
+        {VRNIC_COUNTER_ATTR_NAME, NLA_STRING},
+        {VRNIC_COUNTER_ATTR_VALUE, NLA_U64},
+    });
+    std::string dev;
+    auto a = parse_top(nlh, &dev);
+    if (!a)
+        return a.error();
+    Stats s;
+    s.dev_name = dev;
+    s.dev_index = a->u32(VRNIC_ATTR_DEV_INDEX).value_or(0);
+    s.port = a->u32(VRNIC_ATTR_PORT);
+    s.qpn = a->u32(VRNIC_ATTR_QPN);
+    for (const nlattr* e : a->nested_list(VRNIC_ATTR_COUNTERS)) {
+        auto ea = Attrs::parse_nested(e, VRNIC_COUNTER_ATTR_MAX, pol);
+        if (!ea)
+            return ea.error();
+        auto name = ea->str(VRNIC_COUNTER_ATTR_NAME);
+        auto value = ea->u64(VRNIC_COUNTER_ATTR_VALUE);
+        if (!name || !value)
+            return protocol_error("counter without name or value");
+        s.counters.push_back({*name, *value});
+    }
+    return s;
+}
+
+Result<ConfigEvent> parse_config_event(const nlmsghdr* nlh) {
+    std::string dev;
+    auto a = parse_top(nlh, &dev);
+    if (!a)
+        return a.error();
+    ConfigEvent ev;
+    ev.dev_name = dev;
+    ev.dev_index = a->u32(VRNIC_ATTR_DEV_INDEX).value_or(0);
+    if (const nlattr* n = a->raw(VRNIC_ATTR_LIMITS)) {
+        auto l = parse_limits_nest(n);
+        if (!l)
+            return l.error();
+        ev.limits = *l;
+    }
+    if (const nlattr* n = a->raw(VRNIC_ATTR_QOS)) {
+        auto q = parse_qos_nest(n);
+        if (!q)
+            return q.error();
+        ev.qos = *q;
+    }
+    if (const nlattr* n = a->raw(VRNIC_ATTR_DCQCN)) {
+        auto d = parse_dcqcn_nest(n);
+        if (!d)
+            return d.error();
+        ev.dcqcn = *d;
+    }
+    return ev;
+}
+
+// ---- the client --------------------------------------------------------------
+
+Result<Vrnic> Vrnic::open() {
+    auto sk = Socket::open(NETLINK_GENERIC);
+    if (!sk)
+        return sk.error();
+    Message m = build_getfamily(VRNIC_GENL_NAME);
+    std::optional<Result<Family>> fam;
+    Status st = sk->transact(m, "resolve generic netlink family " VRNIC_GENL_NAME,
+                             [&](const nlmsghdr* nlh) -> Status {
+                                 fam = parse_family(nlh);
+                                 return fam->ok() ? ok_status() : Status(fam->error());
+                             });
+    if (!st) {
+        Error e = st.error();
+        if (e.err == ENOENT) {
+            e.context = "generic netlink family " VRNIC_GENL_NAME " not found";
+            e.extack = "is the vrnic module loaded?";
+        }
+        return e;
+    }
+    if (!fam)
+        return protocol_error("no family reply");
+    if (!*fam)
+        return fam->error();
+    return Vrnic(std::move(sk).value(), std::move(*fam).value());
+}
+
+template <typename T>
+Result<T> Vrnic::get_one(uint8_t cmd, const std::string& dev, const char* what,
+                         Result<T> (*parse)(const nlmsghdr*, std::string*)) {
+    std::optional<Result<T>> out;
+    Message m = build_get(family_.id, cmd, dev, false);
+    Status st = sk_.transact(m, std::string("get ") + what + " of " + dev,
+                             [&](const nlmsghdr* nlh) -> Status {
+                                 out = parse(nlh, nullptr);
+                                 return out->ok() ? ok_status() : Status(out->error());
+                             });
+    if (!st)
+        return st.error();
+    if (!out)
+        return protocol_error(std::string("no ") + what + " in reply");
+    return std::move(*out);
+}
+
+Result<std::vector<std::string>> Vrnic::devices() {
+    std::vector<std::string> out;
+    Message m = build_get(family_.id, VRNIC_CMD_LIMITS_GET, std::nullopt, true);
+    Status st = sk_.transact(m, "list vrnic devices", [&](const nlmsghdr* nlh) -> Status {
+        auto a = parse_top(nlh, nullptr);
+        if (!a)
+            return a.error();
+        if (auto name = a->str(VRNIC_ATTR_DEV_NAME))
+            out.push_back(*name);
+        return ok_status();
+    });
+    if (!st)
+        return st.error();
+    return out;
+}
+
+Result<Limits> Vrnic::limits(const std::string& dev) {
+    return get_one<Limits>(VRNIC_CMD_LIMITS_GET, dev, "limits", parse_limits);
+}
+Result<Qos> Vrnic::qos(const std::string& dev) {
+    return get_one<Qos>(VRNIC_CMD_QOS_GET, dev, "qos", parse_qos);
+}
+Result<Dcqcn> Vrnic::dcqcn(const std::string& dev) {
+    return get_one<Dcqcn>(VRNIC_CMD_DCQCN_GET, dev, "dcqcn", parse_dcqcn);
+}
+
+Status Vrnic::set_limits(const std::string& dev, const Limits& l) {
+    Message m = build_limits_set(family_.id, dev, l);
+    return sk_.transact(m, "set limits of " + dev);
+}
+Status Vrnic::set_qos(const std::string& dev, const Qos& q) {
+    Message m = build_qos_set(family_.id, dev, q);
+    return sk_.transact(m, "set qos of " + dev);
+}
+Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
+    Message m = build_dcqcn_set(family_.id, dev, d);
+    return sk_.transact(m, "set dcqcn of " + dev);
+}
+
+Result<std::vector<Gid>> Vrnic::gids(const std::optional<std::string>& dev) {
+    std::vector<Gid> out;
+    Message m = build_get(family_.id, VRNIC_CMD_GID_GET, dev, true);
+    Status st = sk_.transact(m, "list gids" + (dev ? " of " + *dev : std::string()),
+                             [&](const nlmsghdr* nlh) -> Status {
+                                 auto g = parse_gid(nlh);
+                                 if (!g)
+                                     return g.error();
+                                 out.push_back(std::move(g).value());
+                                 return ok_status();
+                             });
+    if (!st)
+        return st.error();
+    return out;
+}
+
+Result<std::vector<Stats>> Vrnic::stats(const std::optional<std::string>& dev) {
+    std::vector<Stats> out;
+    Message m = build_get(family_.id, VRNIC_CMD_STATS_GET, dev, !dev);
+    Status st = sk_.transact(m, "read counters" + (dev ? " of " + *dev : std::string()),
+                             [&](const nlmsghdr* nlh) -> Status {
+                                 auto s = parse_stats(nlh);
+                                 if (!s)
+                                     return s.error();
+                                 out.push_back(std::move(s).value());
+                                 return ok_status();
+                             });
+    if (!st)
+        return st.error();
+    return out;
+}
+
+Result<std::vector<Stats>> Vrnic::qp_stats(const std::optional<std::string>& dev,
+                                           const std::optional<uint32_t>& qpn) {
+    std::vector<Stats> out;
+    bool one = dev && qpn;
+    Message m = build_get(family_.id, VRNIC_CMD_QP_STATS_GET, dev, !one);
+    if (one)
+        m.put_u32(VRNIC_ATTR_QPN, *qpn);
+    std::string ctx = "read QP counters";
+    if (dev)
+        ctx += " of " + *dev;
+    if (qpn)
+        ctx += " qp " + std::to_string(*qpn);
+    Status st = sk_.transact(m, ctx, [&](const nlmsghdr* nlh) -> Status {
+        auto s = parse_stats(nlh);
+        if (!s)
+            return s.error();
+        out.push_back(std::move(s).value());
+        return ok_status();
+    });
+    if (!st)
+        return st.error();
+    return out;
+}
+
+Status Vrnic::monitor(const std::function<Status(const ConfigEvent&)>& on_event) {
+    auto it = family_.groups.find(VRNIC_GENL_MCGRP_CONFIG);
+    if (it == family_.groups.end())
+        return make_error(ENOENT, "multicast group " VRNIC_GENL_MCGRP_CONFIG " not found");
+    auto sk = Socket::open(NETLINK_GENERIC);
+    if (!sk)
+        return sk.error();
+    uint16_t id = family_.id;
+    return sk->listen(static_cast<int>(it->second), [&](const nlmsghdr* nlh) -> Status {
+        if (nlh->nlmsg_type != id)
+            return ok_status();
+        const auto* gh = static_cast<const genlmsghdr*>(NLMSG_DATA(nlh));
+        if (gh->cmd != VRNIC_CMD_CONFIG_NTF)
+            return ok_status();
+        auto ev = parse_config_event(nlh);
+        if (!ev)
+            return ev.error();
+        return on_event(*ev);
+    });
+}
+
+} // namespace libctl

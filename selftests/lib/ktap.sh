@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# ktap.sh - helpers for vrnic's shell selftests, which print KTAP.
+#
+#	#!/bin/bash
+#	. "$(dirname "$0")/lib/ktap.sh"
+#	ktap_header
+#	ktap_require_cmd rdma ibv_devices
+#	veth_setup                            # ns_a <-> ns_b, 10.111.0.{1,2}
+#	run_stage "vrnic0 created" in_a rdma link add vrnic0 type vrnic netdev "$IF_A"
+#	defer rdma link delete vrnic0
+#	expect_fail "second device on the same netdev rejected" \
+#		in_a rdma link add vrnic9 type vrnic netdev "$IF_A"
+#	ktap_finish
+#
+# Results are top-level "ok N name" lines; the plan comes from ktap_plan or,
+# if that was not called, is printed by ktap_finish.  Commands' output is
+# shown as "# " comments when a stage fails (always with KTAP_VERBOSE=1).
+# Everything registered with defer runs at exit, last first.
+
+KTAP_N=0
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+KTAP_PLANNED=
+KTAP_DEFERRED=()
+KTAP_VERBOSE=${KTAP_VERBOSE:-0}
+KTAP_OUT=$(mktemp /tmp/ktap.XXXXXX)
+
+# Exit codes understood by kselftest runners.
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ktap_header() {
+	echo "TAP version 13"
+}
+
+# ktap_plan N: announce the number of results (optional).
+ktap_plan() {
+	KTAP_PLANNED=$1
+	echo "1..$1"
+}
+
+ktap_comment() {
+	echo "# $*"
+}
+
+# Print a file (default: the last stage's output) as comments.
+ktap_dump() {
+	sed 's/^/#   /' "${1:-$KTAP_OUT}"
+}
+
+ktap_ok() {
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_N ${*//#/_}"
+}
+
+# ktap_fail NAME [REASON]
+ktap_fail() {
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_N ${1//#/_}${2:+ # ${2//#/_}}"
+}
+
+# ktap_skip NAME REASON
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_N ${1//#/_} # SKIP ${2:-}"
+}
+
+# ktap_result NAME STATUS: ok if STATUS is 0.
+ktap_result() {
+	if [[ $2 -eq 0 ]]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "${3:-}"
+	fi
+}
+
+# Run CMD, its stdout and stderr into $KTAP_OUT; return its status.
+ktap_run() {
+	"$@" >"$KTAP_OUT" 2>&1
+}
+
+# run_stage NAME CMD...: CMD must succeed.  Returns CMD's status, so a
+# test can stop early: run_stage "..." cmd || ktap_bail "...".
+run_stage() {
+	local name=$1 rc=0
+	shift
+
+	ktap_run "$@" || rc=$?
+	if [[ $rc -eq 0 ]]; then
+		[[ $KTAP_VERBOSE == 0 ]] || ktap_dump
+		ktap_ok "$name"
+	else
+		ktap_comment "\$ $*"
+		ktap_dump
+		ktap_fail "$name" "exit status $rc"
+	fi
+	return "$rc"
+}
+
+# expect_ok is run_stage under the name that pairs with expect_fail.
+expect_ok() {
+	run_stage "$@"
+}
+
+# expect_fail NAME CMD...: CMD must fail (and not be killed by a signal).
+expect_fail() {
+	local name=$1 rc=0
+	shift
+
+	ktap_run "$@" || rc=$?
+	if [[ $rc -ne 0 && $rc -lt 128 ]]; then
+		[[ $KTAP_VERBOSE == 0 ]] || ktap_dump
+		ktap_ok "$name"
+		return 0
+	fi
+	ktap_comment "\$ $*"
+	ktap_dump
+	ktap_fail "$name" "exit status $rc, expected a failure"
+	return 1
+}
+
+# expect_fail_msg NAME REGEX CMD...: CMD must fail and print a line matching
+# the extended REGEX (an errno string, an extack message).
+expect_fail_msg() {
+	local name=$1 re=$2 rc=0
+	shift 2
+
+	ktap_run "$@" || rc=$?
+	if [[ $rc -ne 0 && $rc -lt 128 ]] && grep -Eq -- "$re" "$KTAP_OUT"; then
+		[[ $KTAP_VERBOSE == 0 ]] || ktap_dump
+		ktap_ok "$name"
+		return 0
+	fi
+	ktap_comment "\$ $*"
+	ktap_dump
+	ktap_fail "$name" "exit status $rc, expected a failure matching /$re/"
+	return 1
+}
+
+# expect_output NAME REGEX CMD...: CMD must succeed and print REGEX.
+expect_output() {
+	local name=$1 re=$2 rc=0
+	shift 2
+
+	ktap_run "$@" || rc=$?
+	if [[ $rc -eq 0 ]] && grep -Eq -- "$re" "$KTAP_OUT"; then
+		[[ $KTAP_VERBOSE == 0 ]] || ktap_dump
+		ktap_ok "$name"
+		return 0
+	fi
+	ktap_comment "\$ $*"
+	ktap_dump
+	ktap_fail "$name" "exit status $rc, expected output matching /$re/"
+	return 1
+}
+
+# defer CMD...: run CMD at exit (LIFO), for cleanup.
+defer() {
+	local q
+
+	printf -v q '%q ' "$@"
+	KTAP_DEFERRED+=("$q")
+}
+
+ktap_cleanup() {
+	local i
+
+	for ((i = ${#KTAP_DEFERRED[@]} - 1; i >= 0; i--)); do
+		eval "${KTAP_DEFERRED[i]}" >/dev/null 2>&1 || true
+	done
+	KTAP_DEFERRED=()
+	rm -f "$KTAP_OUT"
+}
+trap ktap_cleanup EXIT
+
+# Print the totals and exit: 0 if nothing failed, 4 if everything skipped.
+ktap_finish() {
+	if [[ -z $KTAP_PLANNED ]]; then
+		echo "1..$KTAP_N"
+	elif [[ $KTAP_PLANNED -ne $KTAP_N ]]; then
+		ktap_comment "planned $KTAP_PLANNED results, printed $KTAP_N"
+		KTAP_FAIL=$((KTAP_FAIL + 1))
+	fi
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
+	if [[ $KTAP_FAIL -gt 0 ]]; then
+		exit "$KSFT_FAIL"
+	elif [[ $KTAP_PASS -eq 0 && $KTAP_SKIP -gt 0 ]]; then
+		exit "$KSFT_SKIP"
+	fi
+	exit "$KSFT_PASS"
+}
+
+# ktap_bail REASON: stop here, counting what ran so far.
+ktap_bail() {
+	ktap_comment "bailing out: $*"
+	ktap_finish
+}
+
+# ktap_skip_all REASON: the whole test cannot run here.
+ktap_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit "$KSFT_SKIP"
+}
+
+# ktap_require_cmd CMD...: skip the whole test if a tool is missing.
+ktap_require_cmd() {
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null || ktap_skip_all "$c not installed"
+	done
+}
+
+# ktap_require_vm: skip unless running inside the vrnic test VM (these
+# tests change network and RDMA state of the machine they run on).
+ktap_require_vm() {
+	[[ ${VRNIC_IN_VM:-0} == 1 ]] || ktap_skip_all "run me in the VM: selftests/vm/vm.sh check ${0##*/}"
+}
+
+# Two "hosts": network namespaces $NS_A and $NS_B joined by a veth pair
+# ($IF_A in A, $IF_B in B) with IPv4 $IP_A/$IP_B (/24) and IPv6
+# $IP6_A/$IP6_B (/64, no DAD).  Removed at exit.
+NS_A=ns_a
+NS_B=ns_b
+IF_A=veth_a
+IF_B=veth_b
+IP_A=10.111.0.1
+IP_B=10.111.0.2
+IP6_A=fd00:111::1
+IP6_B=fd00:111::2
+
+in_a() {
+	ip netns exec "$NS_A" "$@"
+}
+
+in_b() {
+	ip netns exec "$NS_B" "$@"
+}
+
+veth_setup() {
+	local ns
+
+	for ns in "$NS_A" "$NS_B"; do
+		ip netns add "$ns" || return 1
+		defer ip netns delete "$ns"
+		ip -n "$ns" link set lo up
+	done
+	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B" || return 1
+	in_a ip addr add "$IP_A/24" dev "$IF_A"
+	in_b ip addr add "$IP_B/24" dev "$IF_B"
+	in_a ip addr add "$IP6_A/64" dev "$IF_A" nodad
+	in_b ip addr add "$IP6_B/64" dev "$IF_B" nodad
+	in_a ip link set "$IF_A" up
+	in_b ip link set "$IF_B" up
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+
+	until "$@"; do
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
+	done
+}

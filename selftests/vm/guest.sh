@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh - the in-guest half of selftests/vm/vm.sh.
+#
+# Started by the initramfs as PID 1 ("guest.sh init") after switch_root into
+# the overlay of the host root.  Reads /results/job.env written by vm.sh,
+# sets up a normal environment, runs the job with its output on ttyS1 (the
+# host's stdout), writes results to /results and powers the guest off.
+#
+# The other entry points can be used by hand inside the guest as well:
+#   guest.sh check [TEST...]   run test files, results in $RESULTS/tests
+#   guest.sh run CMD...        load vrnic, run CMD, check unload and dmesg
+
+set -uo pipefail
+
+RESULTS=${RESULTS:-/results}
+KMOD_DEPS=(ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel)
+# Kernel reports that fail a test: oopses, warnings, slub_debug findings
+# (slub_debug=FZPU prints "BUG <cache>: ..." and "INFO: ..." lines),
+# refcount and list debugging, sanitizers, hung tasks.
+DMESG_BAD='^(BUG|WARNING|INFO)[: ]|kernel BUG|Oops|general protection|KASAN|UBSAN|Poison overwritten|Object corrupt|Redzone overwritten|Padding overwritten|Freepointer corrupt|refcount_t:|list_(add|del) corruption|Call Trace:|RIP:'
+
+log() {
+	echo "# $*"
+}
+
+setup_env() {
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	export HOME=/root LANG=C.UTF-8 TERM=dumb
+
+	mkdir -p /dev/pts /dev/shm /run /var/tmp
+	mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+	mount -t tmpfs -o mode=1777 shm /dev/shm
+	mount -t tmpfs -o mode=0755 run /run
+	mount -t debugfs debugfs /sys/kernel/debug
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+	mkdir -p /run/netns /run/lock
+	hostname vrnic-vm
+	ip link set lo up
+	ulimit -l unlimited
+	ulimit -c 0
+}
+
+# Load vrnic's dependencies and the module under test.
+vrnic_load() {
+	modprobe -a "${KMOD_DEPS[@]}" || return 1
+	[[ -n ${VRNIC_KO:-} ]] || return 0
+	insmod "$VRNIC_KO"
+}
+
+# Remove what a test left behind.  Unloading vrnic must succeed: a
+# module that cannot be unloaded leaks a reference somewhere.
+vrnic_teardown() {
+	local rc=0 dev
+
+	if [[ -d /sys/module/vrnic ]]; then
+		if ! rmmod vrnic; then
+			echo "rmmod vrnic failed (refcount $(cat /sys/module/vrnic/refcnt 2>/dev/null))"
+			rc=1
+		fi
+	fi
+	ip -all netns delete 2>/dev/null
+	if [[ -d /sys/module/rdma_rxe ]]; then
+		for dev in /sys/class/infiniband/*; do
+			[[ -e $dev ]] && rdma link delete "${dev##*/}" 2>/dev/null
+		done
+		rmmod rdma_rxe 2>/dev/null
+	fi
+	return "$rc"
+}
+
+# Print kernel reports found in dmesg since the last clear; status 1 if any.
+dmesg_check() {
+	! dmesg -t | grep -E "$DMESG_BAD"
+}
+
+# Run one test file in its own process group with a timeout; its combined
+# output lands in $2/out.
+run_one() {
+	local path=$1 dir=$2 limit=$3 pid rc
+
+	(
+		cd "$VRNIC_REPO" || exit 1
+		exec timeout -k 10 "$limit" "$path"
+	) </dev/null >"$dir/out" 2>&1 &
+	pid=$!
+	wait "$pid"
+	rc=$?
+	kill -KILL -- "-$pid" 2>/dev/null
+	return "$rc"
+}
+
+# Per-file timeout: "# VRNIC_TIMEOUT=600" in a shell test overrides the
+# default.
+test_timeout() {
+	local t
+
+	t=$(grep -m1 -Eo '^# *VRNIC_TIMEOUT=[0-9]+' "$1" 2>/dev/null | grep -Eo '[0-9]+$')
+	echo "${t:-$VRNIC_TEST_TIMEOUT}"
+}
+
+list_tests() {
+	local f base pat keep
+
+	for f in "$VRNIC_REPO"/selftests/*.sh "$VRNIC_REPO"/build/selftests/*; do
+		[[ -f $f && -x $f ]] || continue
+		base=${f##*/}
+		case $base in
+		check.sh | demo.sh | bench.sh) continue ;;
+		esac
+		if [[ $# -gt 0 ]]; then
+			keep=0
+			for pat in "$@"; do
+				# shellcheck disable=SC2053 # patterns are globs on purpose
+				[[ $base == $pat || $base == "$pat.sh" ]] && keep=1
+			done
+			[[ $keep -eq 1 ]] || continue
+		fi
+		printf '%s\t%s\n' "$base" "$f"
+	done
+}
+
+mode_check() {
+	local tests=() line name path dir rc n=0 total start t notes
+
+	mkdir -p "$RESULTS/tests"
+	mapfile -t tests < <(list_tests "$@")
+	printf '%s\n' "${tests[@]}" | cut -f1 >"$RESULTS/plan"
+	total=${#tests[@]}
+	log "$total test files"
+
+	for line in "${tests[@]}"; do
+		name=${line%%$'\t'*}
+		path=${line#*$'\t'}
+		n=$((n + 1))
+		dir=$RESULTS/tests/$name
+		mkdir -p "$dir"
+		: >"$dir/notes"
+		t=$(test_timeout "$path")
+		start=$SECONDS
+		echo "$t" >"$dir/started"
+		sync
+
+		dmesg -C
+		if ! vrnic_load >"$dir/load.log" 2>&1; then
+			echo "module load failed: $(tail -n 3 "$dir/load.log" | tr '\n' ' ')" >>"$dir/notes"
+			dmesg >"$dir/dmesg"
+			vrnic_teardown >>"$dir/notes" 2>&1
+			echo 1 >"$dir/rc"
+			log "[$n/$total] $name: module load failed"
+			continue
+		fi
+
+		run_one "$path" "$dir" "$t"
+		rc=$?
+		[[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${t}s" >>"$dir/notes"
+		vrnic_teardown >>"$dir/notes" 2>&1 || echo "teardown failed" >>"$dir/notes"
+		if ! dmesg_check >"$dir/dmesg-bad"; then
+			echo "kernel reported problems (see dmesg)" >>"$dir/notes"
+		fi
+		dmesg >"$dir/dmesg"
+		echo "$((SECONDS - start))" >"$dir/seconds"
+		echo "$rc" >"$dir/rc"
+		sync
+		notes=$(tr '\n' ';' <"$dir/notes")
+		log "[$n/$total] $name: exit $rc, $((SECONDS - start))s${notes:+, $notes}"
+	done
+	return 0
+}
+
+# Run a command with vrnic loaded; afterwards unload it and scan dmesg.
+# Status: the command's, or 99 if it succeeded but the kernel complained.
+mode_run() {
+	local rc note=
+
+	dmesg -C
+	if [[ ${VRNIC_VM_LOAD:-1} != 0 ]] && ! vrnic_load; then
+		dmesg | tail -n 20
+		echo "vrnic could not be loaded" >"$RESULTS/run.note"
+		return 1
+	fi
+	cd "${VRNIC_CWD:-/}" 2>/dev/null || cd / || return 1
+	"$@"
+	rc=$?
+	if ! vrnic_teardown >"$RESULTS/teardown.log" 2>&1; then
+		note="unloading vrnic failed: $(cat "$RESULTS/teardown.log")"
+	fi
+	if ! dmesg_check >"$RESULTS/dmesg-bad"; then
+		note+="${note:+; }kernel reported problems: $(head -n 3 "$RESULTS/dmesg-bad" | tr '\n' ' ')"
+	fi
+	dmesg >"$RESULTS/dmesg"
+	if [[ -n $note ]]; then
+		echo "$note" >"$RESULTS/run.note"
+		[[ $rc -eq 0 ]] && rc=99
+	fi
+	return "$rc"
+}
+
+mode_init() {
+	local rc
+
+	setup_env
+	# shellcheck source=/dev/null
+	. "$RESULTS/job.env"
+	export VRNIC_KO VRNIC_REPO VRNIC_TEST_TIMEOUT KTAP_VERBOSE RESULTS
+	export PATH=$PATH:$VRNIC_REPO/build/cmake/ctl
+	export VRNIC_IN_VM=1
+
+	# ttyS1 is the host's stdout; no line-ending translation.
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	exec >/dev/ttyS1 2>&1
+
+	case $VRNIC_MODE in
+	check)
+		mode_check "${VRNIC_ARGS[@]}"
+		rc=$?
+		;;
+	run)
+		mode_run "${VRNIC_ARGS[@]}"
+		rc=$?
+		;;
+	demo | bench)
+		mode_run "$VRNIC_REPO/selftests/$VRNIC_MODE.sh" "${VRNIC_ARGS[@]}"
+		rc=$?
+		;;
+	*)
+		echo "guest: unknown mode $VRNIC_MODE"
+		rc=2
+		;;
+	esac
+	echo "$rc" >"$RESULTS/run.rc"
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+cmd=${1:-}
+shift
+case $cmd in
+init) mode_init ;;
+check) mode_check "$@" ;;
+run) mode_run "$@" ;;
+*)
+	echo "usage: guest.sh {init|check [TEST...]|run CMD...}" >&2
+	exit 2
+	;;
+esac

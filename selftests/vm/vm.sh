@@ -1,0 +1,296 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh - run vrnic's kernel tests in a throw-away QEMU guest.
+#
+# The build machine's kernel cannot load modules, so every kernel test runs
+# in a VM booting the newest installed Debian kernel.  The guest sees the host
+# root read-only over virtio-9p under a tmpfs overlay, plus one writable 9p
+# share for results, and has no network device (-net none): test traffic
+# never leaves the guest.
+#
+#   vm.sh check [TEST...]   run the VM selftests, print TAP, summary line
+#   vm.sh demo              run selftests/demo.sh
+#   vm.sh bench             run selftests/bench.sh
+#   vm.sh run -- CMD...     run CMD as root in the guest, print its output,
+#                           exit with its status
+#
+# See selftests/vm/README.md for the environment variables.
+
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$VM_DIR/../.." && pwd)
+BUILD=${VRNIC_VM_BUILD:-$REPO/build/vm}
+KVER=${KVER:-$(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)}
+KERNEL=${VRNIC_VM_KERNEL:-/boot/vmlinuz-$KVER}
+MODDIR=/lib/modules/$KVER
+VRNIC_KO=${VRNIC_KO:-$REPO/kmod/vrnic.ko}
+ACCEL=${VRNIC_VM_ACCEL:-tcg}
+MEM=${VRNIC_VM_MEM:-4G}
+SMP=${VRNIC_VM_SMP:-2}
+
+# shellcheck source=selftests/lib/tap.sh
+. "$REPO/selftests/lib/tap.sh"
+
+# Modules the initramfs loads to reach the host root; their dependencies
+# (netfs, fscache, virtio_ring, ...) come from modules.dep.
+BOOT_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
+
+usage() {
+	sed -n '/^#   vm.sh/,/^#$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+msg() {
+	echo "vm: $*" >&2
+}
+
+die() {
+	msg "$*"
+	exit 1
+}
+
+# Print the path (relative to $MODDIR) of module $1 and of every module it
+# needs, dependencies first, one per line.  Built-in modules print nothing.
+mod_closure() {
+	local name=${1//-/_} line path deps dep
+
+	line=$(awk -v n="$name" '{
+		p = $1; sub(":$", "", p)
+		b = p; sub(".*/", "", b); sub("\\.ko.*$", "", b); gsub("-", "_", b)
+		if (b == n) { print; exit }
+	}' "$MODDIR/modules.dep")
+	if [[ -z $line ]]; then
+		grep -Eq "/${name//_/[-_]}\\.ko\$" "$MODDIR/modules.builtin" && return 0
+		die "module $1 not found for kernel $KVER"
+	fi
+	path=${line%%:*}
+	read -r -a deps <<<"${line#*:}"
+	# modules.dep lists the full closure, the deepest dependency last.
+	for ((dep = ${#deps[@]} - 1; dep >= 0; dep--)); do
+		echo "${deps[dep]}"
+	done
+	echo "$path"
+}
+
+# Copy module $1 (relative to $MODDIR) into directory $2, decompressed.
+mod_install() {
+	local src=$MODDIR/$1 base
+
+	base=$(basename "$1")
+	case $base in
+	*.ko) cp "$src" "$2/$base" ;;
+	*.ko.xz) xz -dc "$src" >"$2/${base%.xz}" ;;
+	*.ko.zst) zstd -qdc "$src" >"$2/${base%.zst}" ;;
+	*.ko.gz) gzip -dc "$src" >"$2/${base%.gz}" ;;
+	*) die "unknown module format: $base" ;;
+	esac
+	echo "${base%.ko*}.ko"
+}
+
+busybox_bin() {
+	local b
+
+	for b in /bin/busybox /usr/bin/busybox; do
+		if [[ -x $b ]] && file -L "$b" | grep -q 'statically linked'; then
+			echo "$b"
+			return 0
+		fi
+	done
+	die "no statically linked busybox (apt-get install busybox-static)"
+}
+
+# Build (or reuse) the initramfs for $KVER; print its path.
+build_initramfs() {
+	local out=$BUILD/initramfs-$KVER.cpio bb mods=() m stamp tmp
+
+	bb=$(busybox_bin)
+	for m in "${BOOT_MODULES[@]}"; do
+		mapfile -t -O "${#mods[@]}" mods < <(mod_closure "$m")
+	done
+	mapfile -t mods < <(printf '%s\n' "${mods[@]}" | awk '!seen[$0]++')
+
+	stamp=$( {
+		echo "$KVER"
+		sha256sum "$bb" "$VM_DIR/init" "${BASH_SOURCE[0]}"
+		for m in "${mods[@]}"; do
+			stat -c '%n %s %Y' "$MODDIR/$m"
+		done
+	} | sha256sum | cut -d' ' -f1)
+
+	if [[ -f $out && $(cat "$out.stamp" 2>/dev/null) == "$stamp" ]]; then
+		echo "$out"
+		return 0
+	fi
+
+	msg "building initramfs for $KVER"
+	tmp=$(mktemp -d "$BUILD/initramfs.XXXXXX")
+	mkdir -p "$tmp/root/bin" "$tmp/root/modules" "$tmp/root/proc" \
+		"$tmp/root/sys" "$tmp/root/dev" "$tmp/root/mnt"
+	cp "$bb" "$tmp/root/bin/busybox"
+	for m in sh mount insmod grep sleep mkdir switch_root cat; do
+		ln -s busybox "$tmp/root/bin/$m"
+	done
+	cp "$VM_DIR/init" "$tmp/root/init"
+	chmod 0755 "$tmp/root/init"
+	for m in "${mods[@]}"; do
+		mod_install "$m" "$tmp/root/modules"
+	done >"$tmp/root/modules/order"
+	(cd "$tmp/root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --quiet -o -0 -H newc -R 0:0) >"$tmp/initramfs.cpio"
+	mv "$tmp/initramfs.cpio" "$out"
+	echo "$stamp" >"$out.stamp"
+	rm -rf "$tmp"
+	echo "$out"
+}
+
+# Write the job description the guest reads from /results/job.env.
+write_job() {
+	local f=$1 mode=$2 ko=$3
+	shift 3
+
+	{
+		printf 'VRNIC_MODE=%q\n' "$mode"
+		printf 'VRNIC_REPO=%q\n' "$REPO"
+		printf 'VRNIC_KO=%q\n' "$ko"
+		printf 'VRNIC_CWD=%q\n' "$PWD"
+		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
+		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
+		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
+		printf 'VRNIC_ARGS=('
+		[[ $# -gt 0 ]] && printf '%q ' "$@"
+		printf ')\n'
+	} >"$f"
+}
+
+# Keep the newest runs only.
+prune_runs() {
+	local keep=${VRNIC_VM_KEEP_RUNS:-20}
+
+	find "$BUILD/runs" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
+		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
+		while read -r d; do rm -rf -- "$d"; done
+}
+
+mode=${1:-}
+[[ -n $mode ]] || usage
+shift
+case $mode in
+check)
+	timeout_s=${VRNIC_VM_TIMEOUT:-1500}
+	;;
+demo)
+	timeout_s=${VRNIC_VM_TIMEOUT:-900}
+	;;
+bench)
+	timeout_s=${VRNIC_VM_TIMEOUT:-1500}
+	;;
+run)
+	timeout_s=${VRNIC_VM_TIMEOUT:-900}
+	[[ ${1:-} == -- ]] && shift
+	[[ $# -gt 0 ]] || usage
+	;;
+-h | --help | help) usage ;;
+*)
+	msg "unknown mode '$mode'"
+	usage
+	;;
+esac
+
+[[ -r $KERNEL ]] || die "cannot read kernel $KERNEL"
+[[ -d $MODDIR ]] || die "no modules for kernel $KVER in $MODDIR"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+mkdir -p "$BUILD/runs"
+
+initrd=$(
+	exec 9>"$BUILD/.initramfs.lock"
+	flock 9
+	build_initramfs
+)
+
+run=$(mktemp -d "$BUILD/runs/$mode-$(date +%Y%m%d-%H%M%S)-XXXX")
+mkdir "$run/results"
+ln -sfn "runs/${run##*/}/results" "$BUILD/results"
+ln -sfn "runs/${run##*/}/console.log" "$BUILD/console.log"
+
+# Snapshot the module: it may be rebuilt while the guest runs.
+guest_ko=
+if [[ -f $VRNIC_KO ]]; then
+	cp "$VRNIC_KO" "$run/results/vrnic.ko"
+	guest_ko=/results/vrnic.ko
+elif [[ $mode == check || $mode == demo || $mode == bench ]]; then
+	die "$VRNIC_KO not found (build it with make, or set VRNIC_KO=)"
+else
+	msg "note: $VRNIC_KO not found, vrnic will not be loaded"
+fi
+write_job "$run/results/job.env" "$mode" "$guest_ko" "$@"
+
+case $ACCEL in
+tcg) accel=(-accel tcg -cpu max) ;;
+kvm) accel=(-accel kvm -cpu host) ;;
+*) die "VRNIC_VM_ACCEL must be tcg or kvm" ;;
+esac
+
+# Kernel console: ttyS0 -> console.log.  Guest program output: ttyS1 ->
+# our stdout.  oops=panic and panic=-1 with -no-reboot turn any Oops into a
+# QEMU exit, which the host reports; a WARNING only lands in dmesg, which
+# guest.sh scans after every test.  Lockup detectors are off: TCG on a busy
+# host stalls vCPUs and would report false lockups; per-test timeouts catch
+# real hangs instead.
+append="console=ttyS0 loglevel=5 slub_debug=FZPU oops=panic panic=-1"
+append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
+append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
+	-nographic -no-reboot -net none -monitor none
+	-kernel "$KERNEL" -initrd "$initrd" -append "$append"
+	-chardev "file,id=con,path=$run/console.log" -serial chardev:con
+	-chardev stdio,id=out,signal=on -serial chardev:out
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$run/results,mount_tag=results,security_model=none,multidevs=remap")
+
+if [[ ${VRNIC_VM_VERBOSE:-0} != 0 ]]; then
+	: >"$run/console.log"
+	tail -n +1 -F "$run/console.log" >&2 &
+	tail_pid=$!
+	trap 'kill "$tail_pid" 2>/dev/null || true' EXIT
+fi
+
+start=$(date +%s)
+rc=0
+timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || rc=$?
+elapsed=$(($(date +%s) - start))
+echo "$elapsed" >"$run/elapsed"
+prune_runs
+
+hung=
+if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+	hung="guest timed out after ${timeout_s}s"
+elif [[ $rc -ne 0 ]]; then
+	hung="qemu exited with status $rc"
+fi
+
+crash_tail() {
+	msg "console log: $run/console.log"
+	grep -E -A 30 'Kernel panic|BUG:|Oops|WARNING:|vm-init:' "$run/console.log" |
+		head -n 60 | sed 's/^/vm: | /' >&2 || true
+}
+
+case $mode in
+check)
+	tap_vm_report "$run/results" "$hung" "$run/console.log"
+	;;
+run | demo | bench)
+	if [[ -f $run/results/run.rc ]]; then
+		rc=$(cat "$run/results/run.rc")
+		[[ -f $run/results/run.note ]] && msg "$(cat "$run/results/run.note")"
+		[[ $mode != run ]] && msg "results: $run/results"
+		exit "$rc"
+	fi
+	msg "${hung:-guest stopped before the command finished (crash?)}"
+	crash_tail
+	[[ $rc -eq 124 || $rc -eq 137 ]] && exit 124
+	exit 125
+	;;
+esac
