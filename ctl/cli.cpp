@@ -95,7 +95,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     CLI::App app("rdmactl: configure vrnic and other RDMA devices over netlink", "rdmactl");
     app.require_subcommand(1, 1);
     app.fallthrough();
-    app.add_flag("-j,--json", ctx.json, "Output JSON");
+    app.add_flag("-j,--json", ctx.json_out, "Output JSON");
     app.add_flag("-p,--pretty", ctx.pretty, "Pretty-print JSON (implies nothing without -j)");
     app.set_version_flag("-V,--version",
                          std::string("rdmactl " RDMACTL_VERSION " (vrnic netlink API ") +
@@ -112,16 +112,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     try {
         app.parse(argc, argv);
-    } catch (const CLI::Success& e) {
-        app.exit(e, out, err);
-        return kExitOk;
-    } catch (const CLI::CallForHelp& e) {
-        app.exit(e, out, err);
-        return kExitOk;
-    } catch (const CLI::CallForAllHelp& e) {
-        app.exit(e, out, err);
-        return kExitOk;
-    } catch (const CLI::CallForVersion& e) {
+    } catch (const CLI::Success& e) { // --help, --version
         app.exit(e, out, err);
         return kExitOk;
     } catch (const CLI::ParseError& e) {

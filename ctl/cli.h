@@ -28,7 +28,7 @@ enum ExitCode {
 
 /// Global options and the streams of one invocation.
 struct Context {
-    bool json = false;
+    bool json_out = false; ///< -j
     bool pretty = false;
     std::ostream& out;
     std::ostream& err;
@@ -43,8 +43,8 @@ struct Context {
     /// Prints "Error: <message>." and records exit code 2.
     int usage(const std::string& message) { return fail(message, kExitUsage); }
     /// JSON when -j was given, otherwise the text renderer's output.
-    template <typename TextFn> void emit(const json& j, TextFn&& text) {
-        if (json)
+    template <typename TextFn> void emit(const rdmactl::json& j, TextFn&& text) {
+        if (json_out)
             print_json(out, j, pretty);
         else
             text();

@@ -99,15 +99,17 @@ struct vrnic_nest_desc {
 	const char *unknown;
 };
 
+/* @name: the attribute's name as bare words; @lo, @hi: strings */
 #define VRNIC_DESC(name, lo, hi) {					\
-	.below = name " below " lo,					\
-	.above = name " above " hi,					\
-	.bad = name " malformed",					\
+	.below = #name " below " lo,					\
+	.above = #name " above " hi,					\
+	.bad = #name " malformed",					\
 }
-#define VRNIC_DESC_ANY(name)	{ .bad = name " malformed" }
+
+#define VRNIC_DESC_ANY(name)	{ .bad = #name " malformed" }
 
 #define VRNIC_RANGE(var, lo, hi)					\
-	static const struct netlink_range_validation var = {		\
+	static struct netlink_range_validation var = {		\
 		.min = (lo), .max = (hi),				\
 	}
 
@@ -121,6 +123,7 @@ VRNIC_RANGE(vrnic_range_max_qp_wr, 1, VRNIC_CAP_MAX_QP_WR);
 VRNIC_RANGE(vrnic_range_max_cqe, 1, VRNIC_CAP_MAX_CQE);
 VRNIC_RANGE(vrnic_range_max_mr_size, SZ_4K, U64_MAX);
 VRNIC_RANGE(vrnic_range_time, 1, VRNIC_DCQCN_TIME_MAX);
+VRNIC_RANGE(vrnic_range_time0, 0, VRNIC_DCQCN_TIME_MAX);
 VRNIC_RANGE(vrnic_range_rate, 1, VRNIC_DCQCN_RATE_MAX);
 VRNIC_RANGE(vrnic_range_rate0, 0, VRNIC_DCQCN_RATE_MAX);
 
@@ -153,30 +156,30 @@ static const struct nla_policy vrnic_limits_policy[VRNIC_LIMITS_ATTR_MAX + 1] = 
 
 static const struct vrnic_attr_desc vrnic_limits_attrs[VRNIC_LIMITS_ATTR_MAX + 1] = {
 	[VRNIC_LIMITS_ATTR_MAX_QP] =
-		VRNIC_DESC("max_qp", "1", __stringify(VRNIC_CAP_MAX_QP)),
+		VRNIC_DESC(max_qp, "1", __stringify(VRNIC_CAP_MAX_QP)),
 	[VRNIC_LIMITS_ATTR_MAX_CQ] =
-		VRNIC_DESC("max_cq", "1", __stringify(VRNIC_CAP_MAX_CQ)),
+		VRNIC_DESC(max_cq, "1", __stringify(VRNIC_CAP_MAX_CQ)),
 	[VRNIC_LIMITS_ATTR_MAX_MR] =
-		VRNIC_DESC("max_mr", "1", __stringify(VRNIC_CAP_MAX_MR)),
+		VRNIC_DESC(max_mr, "1", __stringify(VRNIC_CAP_MAX_MR)),
 	[VRNIC_LIMITS_ATTR_MAX_PD] =
-		VRNIC_DESC("max_pd", "1", __stringify(VRNIC_CAP_MAX_PD)),
+		VRNIC_DESC(max_pd, "1", __stringify(VRNIC_CAP_MAX_PD)),
 	[VRNIC_LIMITS_ATTR_MAX_SRQ] =
-		VRNIC_DESC("max_srq", "1", __stringify(VRNIC_CAP_MAX_SRQ)),
+		VRNIC_DESC(max_srq, "1", __stringify(VRNIC_CAP_MAX_SRQ)),
 	[VRNIC_LIMITS_ATTR_MAX_AH] =
-		VRNIC_DESC("max_ah", "1", __stringify(VRNIC_CAP_MAX_AH)),
+		VRNIC_DESC(max_ah, "1", __stringify(VRNIC_CAP_MAX_AH)),
 	[VRNIC_LIMITS_ATTR_MAX_QP_WR] =
-		VRNIC_DESC("max_qp_wr", "1", __stringify(VRNIC_CAP_MAX_QP_WR)),
+		VRNIC_DESC(max_qp_wr, "1", __stringify(VRNIC_CAP_MAX_QP_WR)),
 	[VRNIC_LIMITS_ATTR_MAX_CQE] =
-		VRNIC_DESC("max_cqe", "1", __stringify(VRNIC_CAP_MAX_CQE)),
+		VRNIC_DESC(max_cqe, "1", __stringify(VRNIC_CAP_MAX_CQE)),
 	[VRNIC_LIMITS_ATTR_MAX_SGE] =
-		VRNIC_DESC("max_sge", "1", __stringify(VRNIC_CAP_MAX_SGE)),
+		VRNIC_DESC(max_sge, "1", __stringify(VRNIC_CAP_MAX_SGE)),
 	[VRNIC_LIMITS_ATTR_MAX_INLINE_DATA] =
-		VRNIC_DESC("max_inline_data", "0",
+		VRNIC_DESC(max_inline_data, "0",
 			   __stringify(VRNIC_CAP_MAX_INLINE_DATA)),
 	[VRNIC_LIMITS_ATTR_MAX_MR_SIZE] =
-		VRNIC_DESC("max_mr_size", "4096", "2^64-1"),
+		VRNIC_DESC(max_mr_size, "4096", "2^64-1"),
 	[VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM] =
-		VRNIC_DESC("max_qp_rd_atom", "1",
+		VRNIC_DESC(max_qp_rd_atom, "1",
 			   __stringify(VRNIC_CAP_MAX_QP_RD_ATOM)),
 };
 
@@ -193,8 +196,8 @@ static const struct nla_policy vrnic_dscp_map_policy[VRNIC_DSCP_MAP_ATTR_MAX + 1
 };
 
 static const struct vrnic_attr_desc vrnic_dscp_map_attrs[VRNIC_DSCP_MAP_ATTR_MAX + 1] = {
-	[VRNIC_DSCP_MAP_ATTR_DSCP] = VRNIC_DESC("dscp2prio dscp", "0", "63"),
-	[VRNIC_DSCP_MAP_ATTR_PRIO] = VRNIC_DESC("dscp2prio prio", "0", "7"),
+	[VRNIC_DSCP_MAP_ATTR_DSCP] = VRNIC_DESC(dscp2prio dscp, "0", "63"),
+	[VRNIC_DSCP_MAP_ATTR_PRIO] = VRNIC_DESC(dscp2prio prio, "0", "7"),
 };
 
 static const struct vrnic_nest_desc vrnic_dscp_map_desc = {
@@ -210,8 +213,8 @@ static const struct nla_policy vrnic_tc_map_policy[VRNIC_TC_MAP_ATTR_MAX + 1] = 
 };
 
 static const struct vrnic_attr_desc vrnic_tc_map_attrs[VRNIC_TC_MAP_ATTR_MAX + 1] = {
-	[VRNIC_TC_MAP_ATTR_PRIO] = VRNIC_DESC("prio2tc prio", "0", "7"),
-	[VRNIC_TC_MAP_ATTR_TC] = VRNIC_DESC("prio2tc tc", "0", "7"),
+	[VRNIC_TC_MAP_ATTR_PRIO] = VRNIC_DESC(prio2tc prio, "0", "7"),
+	[VRNIC_TC_MAP_ATTR_TC] = VRNIC_DESC(prio2tc tc, "0", "7"),
 };
 
 static const struct vrnic_nest_desc vrnic_tc_map_desc = {
@@ -234,7 +237,10 @@ static const struct nla_policy vrnic_qos_policy[VRNIC_QOS_ATTR_MAX + 1] = {
 };
 
 static const struct vrnic_attr_desc vrnic_qos_attrs[VRNIC_QOS_ATTR_MAX + 1] = {
-	[VRNIC_QOS_ATTR_TRUST] = VRNIC_DESC("trust", "pcp", "dscp"),
+	[VRNIC_QOS_ATTR_TRUST] = {
+		.above = "trust not pcp (0) or dscp (1)",
+		.bad = "trust malformed",
+	},
 	[VRNIC_QOS_ATTR_DSCP2PRIO] = {
 		.bad = "dscp2prio malformed",
 		.entry = &vrnic_dscp_map_desc,
@@ -243,11 +249,11 @@ static const struct vrnic_attr_desc vrnic_qos_attrs[VRNIC_QOS_ATTR_MAX + 1] = {
 		.bad = "prio2tc malformed",
 		.entry = &vrnic_tc_map_desc,
 	},
-	[VRNIC_QOS_ATTR_PFC_EN] = VRNIC_DESC_ANY("pfc_en"),
-	[VRNIC_QOS_ATTR_ECN_EN] = VRNIC_DESC_ANY("ecn_en"),
-	[VRNIC_QOS_ATTR_TCLASS] = VRNIC_DESC_ANY("tclass"),
-	[VRNIC_QOS_ATTR_CNP_DSCP] = VRNIC_DESC("cnp_dscp", "0", "63"),
-	[VRNIC_QOS_ATTR_CNP_PRIO] = VRNIC_DESC("cnp_prio", "0", "7"),
+	[VRNIC_QOS_ATTR_PFC_EN] = VRNIC_DESC_ANY(pfc_en),
+	[VRNIC_QOS_ATTR_ECN_EN] = VRNIC_DESC_ANY(ecn_en),
+	[VRNIC_QOS_ATTR_TCLASS] = VRNIC_DESC_ANY(tclass),
+	[VRNIC_QOS_ATTR_CNP_DSCP] = VRNIC_DESC(cnp_dscp, "0", "63"),
+	[VRNIC_QOS_ATTR_CNP_PRIO] = VRNIC_DESC(cnp_prio, "0", "7"),
 };
 
 static const struct vrnic_nest_desc vrnic_qos_desc = {
@@ -286,36 +292,36 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
 		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_ONE),
 	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
-		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_TIME_MAX),
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time0),
 	[VRNIC_DCQCN_ATTR_CNP_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
 	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
 		NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
 };
 
 static const struct vrnic_attr_desc vrnic_dcqcn_attrs[VRNIC_DCQCN_ATTR_MAX + 1] = {
-	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] = VRNIC_TIME_DESC("rpg_time_reset"),
-	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = VRNIC_DESC_ANY("rpg_byte_reset"),
-	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = VRNIC_DESC("rpg_threshold", "1", "31"),
-	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] = VRNIC_RATE_DESC("rpg_max_rate", "0"),
-	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] = VRNIC_RATE_DESC("rpg_ai_rate", "1"),
-	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] = VRNIC_RATE_DESC("rpg_hai_rate", "1"),
-	[VRNIC_DCQCN_ATTR_RPG_GD] = VRNIC_DESC("rpg_gd", "0", "15"),
+	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] = VRNIC_TIME_DESC(rpg_time_reset),
+	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = VRNIC_DESC_ANY(rpg_byte_reset),
+	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = VRNIC_DESC(rpg_threshold, "1", "31"),
+	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] = VRNIC_RATE_DESC(rpg_max_rate, "0"),
+	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] = VRNIC_RATE_DESC(rpg_ai_rate, "1"),
+	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] = VRNIC_RATE_DESC(rpg_hai_rate, "1"),
+	[VRNIC_DCQCN_ATTR_RPG_GD] = VRNIC_DESC(rpg_gd, "0", "15"),
 	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] =
-		VRNIC_DESC("rpg_min_dec_fac", "1", "100"),
-	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] = VRNIC_RATE_DESC("rpg_min_rate", "0"),
+		VRNIC_DESC(rpg_min_dec_fac, "1", "100"),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] = VRNIC_RATE_DESC(rpg_min_rate, "0"),
 	[VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP] =
-		VRNIC_RATE_DESC("rate_to_set_on_first_cnp", "0"),
-	[VRNIC_DCQCN_ATTR_DCE_TCP_G] = VRNIC_DESC("dce_tcp_g", "1", "1024"),
-	[VRNIC_DCQCN_ATTR_DCE_TCP_RTT] = VRNIC_TIME_DESC("dce_tcp_rtt"),
+		VRNIC_RATE_DESC(rate_to_set_on_first_cnp, "0"),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_G] = VRNIC_DESC(dce_tcp_g, "1", "1024"),
+	[VRNIC_DCQCN_ATTR_DCE_TCP_RTT] = VRNIC_TIME_DESC(dce_tcp_rtt),
 	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
-		VRNIC_TIME_DESC("rate_reduce_monitor_period"),
+		VRNIC_TIME_DESC(rate_reduce_monitor_period),
 	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
-		VRNIC_DESC("initial_alpha_value", "0", "1024"),
+		VRNIC_DESC(initial_alpha_value, "0", "1024"),
 	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
-		VRNIC_DESC("min_time_between_cnps", "0", "131071"),
-	[VRNIC_DCQCN_ATTR_CNP_DSCP] = VRNIC_DESC("cnp_dscp", "0", "63"),
+		VRNIC_DESC(min_time_between_cnps, "0", "131071"),
+	[VRNIC_DCQCN_ATTR_CNP_DSCP] = VRNIC_DESC(cnp_dscp, "0", "63"),
 	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
-		VRNIC_DESC("cnp_802p_prio", "0", "7"),
+		VRNIC_DESC(cnp_802p_prio, "0", "7"),
 };
 
 static const struct vrnic_nest_desc vrnic_dcqcn_desc = {

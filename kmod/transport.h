@@ -32,29 +32,6 @@ struct vrnic_qp;
 struct vrnic_dev;
 struct vrnic_mr;
 
-/**
- * struct vrnic_path - where a QP (or a UD WQE) sends its packets
- * @family: AF_INET or AF_INET6
- * @saddr4/@daddr4, @saddr6/@daddr6: RoCEv2 GIDs as IP addresses
- * @tclass: IPv4 TOS or IPv6 traffic class (GRH traffic_class)
- * @hop_limit: IPv4 TTL or IPv6 hop limit (GRH hop_limit)
- * @flow_label: IPv6 flow label (GRH flow_label)
- */
-struct vrnic_path {
-	u8 family;
-	u8 tclass;
-	u8 hop_limit;
-	u32 flow_label;
-	union {
-		__be32 saddr4;
-		struct in6_addr saddr6;
-	};
-	union {
-		__be32 daddr4;
-		struct in6_addr daddr6;
-	};
-};
-
 /*
  * Per-QP counters.  Each field has exactly one writer context, named
  * after the lock it is updated under, so no atomics are needed; readers
@@ -66,7 +43,7 @@ struct vrnic_qp_stats {
 	u64 tx_bytes;		/* their IB payload bytes */
 	u64 rx_packets;		/* packets accepted for this QP */
 	u64 rx_bytes;		/* their IB payload bytes */
-	u64 retransmits;	/* requests sent again (go-back-N) */
+	u64 retransmits;	/* request packets sent again (go-back-N) */
 	u64 timeouts;		/* retransmit timer expirations */
 	u64 seq_naks;		/* PSN sequence error NAKs (sent or received) */
 	u64 rnr_naks;		/* RNR NAKs (sent or received) */
@@ -75,44 +52,26 @@ struct vrnic_qp_stats {
 	u64 drops;		/* packets of this QP dropped as invalid */
 };
 
-/* Send WQE life cycle, in vrnic_swqe.state. */
-enum vrnic_swqe_state {
-	VRNIC_SWQE_SENDING,	/* requester still owes packets */
-	VRNIC_SWQE_SENT,	/* all packets sent, waiting for the ACK */
-	VRNIC_SWQE_DONE,	/* acknowledged or failed: ready to complete */
+/* Send WQE life cycle, in vrnic_wqe_xport.state. */
+enum vrnic_wqe_state {
+	VRNIC_WQE_SENDING,	/* requester still owes packets */
+	VRNIC_WQE_SENT,		/* all packets sent, waiting for the ACK */
+	VRNIC_WQE_DONE,		/* nothing to wait for (local op, UD/UC, error) */
 };
 
 /**
- * struct vrnic_swqe - the requester's private copy of one send WQE
- * @wqe: the WQE as copied from the SQ slot and validated; a user-mapped
- *	slot may change under us, this copy does not
- * @state: enum vrnic_swqe_state
- * @status: ib_wc_status for the completion
- * @first_psn: PSN of the first packet
- * @last_psn: PSN of the last packet (READ: of the last response)
- * @length: total message length in bytes
- * @npkts: number of request PSNs the WQE uses
- * @rd_atomic: takes one of the max_rd_atomic slots
- * @path: UD only: destination resolved from the AH at copy time
- * @remote_qpn, @remote_qkey: UD only
+ * struct vrnic_wqe_xport - transport state of one send WQE
+ * @state: enum vrnic_wqe_state
+ * @status: enum ib_wc_status to complete with once DONE
+ * @rd_atomic: holds one of the max_rd_atomic slots
+ * @first_psn: PSN of the first request packet
+ * @last_psn: last PSN the WQE uses (READ: of its last response)
  */
-struct vrnic_swqe {
+struct vrnic_wqe_xport {
 	u8 state;
 	u8 status;
-	bool rd_atomic;
-	u32 first_psn;
-	u32 last_psn;
-	u32 length;
-	u32 npkts;
-	u32 remote_qpn;
-	u32 remote_qkey;
-	struct vrnic_path path;
-	struct rxe_send_wqe wqe;	/* followed by SGEs / inline data */
-};
-
-/* Kept for the verbs layer's per-slot bookkeeping (unused by the wire). */
-struct vrnic_wqe_xport {
-	u32 state;
+	u8 rd_atomic;
+	u8 rsvd;
 	u32 first_psn;
 	u32 last_psn;
 	u32 ssn;
@@ -121,7 +80,7 @@ struct vrnic_wqe_xport {
 /* Responder resource for one RDMA READ or ATOMIC (IBA 9.7.5.1.2). */
 struct vrnic_rdres {
 	u8 opcode;		/* READ_REQUEST, CMP_SWAP or FETCH_ADD */
-	bool active;
+	bool valid;
 	u32 first_psn;
 	u32 last_psn;
 	u32 cur_psn;		/* READ: next response PSN to send */
@@ -129,16 +88,6 @@ struct vrnic_rdres {
 	u64 va;			/* READ: address of the next response */
 	u32 resid;		/* READ: bytes still to send */
 	u64 orig;		/* ATOMIC: value returned, replayed on dups */
-};
-
-/* The responder's copy of the receive WQE in use, bounded by max_sge. */
-#define VRNIC_RWQE_MAX_SGE	64
-
-struct vrnic_rwqe {
-	u64 wr_id;
-	u32 num_sge;
-	u32 length;			/* sum of the SGE lengths */
-	struct rxe_sge sge[VRNIC_RWQE_MAX_SGE];
 };
 
 /**
@@ -150,33 +99,17 @@ struct vrnic_rwqe {
  * with both locks held and read under either.
  */
 struct vrnic_qp_xport {
-	/* ---- path and attributes (modify_qp) ---- */
-	struct vrnic_path path;		/* RC/UC destination */
-	struct dst_cache dst_cache;	/* route for @path */
-	u32 dest_qpn;
-	u32 qkey;
-	u16 pkey;
+	/* ---- attributes (modify_qp, both locks held) ---- */
+	struct dst_cache dst_cache;	/* route for the QP's path */
 	u16 sport;			/* UDP source port (ECMP entropy) */
 	u32 mtu;			/* path MTU in bytes */
-	u8 state;			/* enum ib_qp_state, mirrored */
-	u8 timeout;			/* IBA local ACK timeout exponent */
-	u8 retry_cnt;
-	u8 rnr_retry;
-	u8 min_rnr_timer;		/* what we send in RNR NAKs */
-	u32 max_rd_atomic;
-	u32 max_dest_rd_atomic;
-	bool sig_all;
-	bool dying;
+	bool dying;			/* destroy in progress: arm nothing */
 
 	/* ---- send side (requester and completer): @sq_lock ---- */
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
-	unsigned long kick;		/* bit 0: requester work pending */
-	u8 *swqe;			/* shadow WQEs, @swqe_size each */
-	u32 swqe_size;
-	u32 sq_mask;			/* SQ slots - 1 */
-	u32 req_idx;			/* next SQ slot to copy from the ring */
-	u32 send_idx;			/* slot the requester sends from */
-	u32 comp_idx;			/* oldest uncompleted slot */
+	unsigned long kick;		/* bit 0: requester run requested */
+	u32 send_idx;			/* SQ slot the requester sends from */
+	u32 init_idx;			/* first SQ slot never started */
 	u32 send_off;			/* bytes of send_idx already sent */
 	u32 req_psn;			/* next request PSN */
 	u32 comp_psn;			/* oldest PSN not acknowledged */
@@ -186,7 +119,7 @@ struct vrnic_qp_xport {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */
-	bool sq_err;			/* completed in error: only flush */
+	bool sq_err;			/* a WQE failed: only flush from now */
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct work_struct req_work;
@@ -196,24 +129,19 @@ struct vrnic_qp_xport {
 	spinlock_t rq_lock ____cacheline_aligned_in_smp;
 	u32 epsn;			/* expected request PSN */
 	u32 msn;			/* message sequence number */
-	u32 ack_psn;			/* last PSN acknowledged */
-	u8 cur_op;			/* opcode of the message in progress */
-	bool in_msg;			/* middle of a multi-packet message */
+	bool in_msg;			/* inside a multi-packet message */
+	u8 cur_kind;			/* VRNIC_M_SEND or VRNIC_M_WRITE >> 10 */
 	bool nak_sent;			/* sequence NAK outstanding */
-	bool drop_msg;			/* UC: discard until next FIRST/ONLY */
-	bool rwqe_valid;		/* @rwqe holds a popped receive WQE */
-	bool resp_busy;			/* READ responses continue in work */
-	u32 rcv_off;			/* SEND: bytes placed in @rwqe */
+	bool resp_busy;			/* work owns the responder */
 	u32 wr_rkey;			/* WRITE in progress: rkey */
 	u64 wr_va;			/*  next address */
 	u32 wr_resid;			/*  bytes left */
-	u32 wr_len;			/*  total length (WRITE_IMM byte_len) */
-	struct vrnic_rwqe rwqe;
+	u32 wr_len;			/*  total length */
 	struct vrnic_rdres *res;	/* max_dest_rd_atomic resources */
 	u32 nres;
 	u32 res_head;			/* next resource to reuse */
 	struct vrnic_rdres *res_cur;	/* READ being streamed, or NULL */
-	struct sk_buff_head rx_backlog;	/* packets waiting behind res_cur */
+	struct sk_buff_head backlog;	/* packets waiting behind @res_cur */
 	struct work_struct resp_work;
 	struct vrnic_qp_stats rq_stats;
 };
@@ -262,17 +190,12 @@ void vrnic_icrc_exit(void);
 u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len);
 
 /* xmit.c */
-int vrnic_path_from_ah_attr(struct vrnic_path *path,
-			    const struct rdma_ah_attr *ah);
-int vrnic_path_from_av(struct vrnic_dev *vdev, struct vrnic_path *path,
-		       const struct rxe_av *av);
+struct vrnic_av;
 u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
-int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_path *path,
+int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
-/* recv.c */
-void vrnic_pkt_drop(struct vrnic_dev *vdev, struct sk_buff *skb, int cnt);
 
 /* req.c / comp.c / resp.c */
 extern struct workqueue_struct *vrnic_wq;

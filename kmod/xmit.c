@@ -27,99 +27,9 @@
 
 #include "vrnic.h"
 #include "hdr.h"
-#include "transport.h"
+#include "verbs.h"
 
 #define VRNIC_DEFAULT_TTL	64
-
-static int vrnic_path_from_gids(struct vrnic_path *path,
-				enum rdma_network_type type,
-				const union ib_gid *sgid,
-				const union ib_gid *dgid)
-{
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} s, d;
-
-	if (type != RDMA_NETWORK_IPV4 && type != RDMA_NETWORK_IPV6)
-		return -EINVAL;	/* RoCEv1 and IB GIDs are not ours */
-	if (rdma_gid2ip(&s.sa, sgid) || rdma_gid2ip(&d.sa, dgid))
-		return -EINVAL;
-	if (type == RDMA_NETWORK_IPV4) {
-		if (s.sa.sa_family != AF_INET || d.sa.sa_family != AF_INET)
-			return -EINVAL;
-		path->family = AF_INET;
-		path->saddr4 = s.in.sin_addr.s_addr;
-		path->daddr4 = d.in.sin_addr.s_addr;
-	} else {
-		if (s.sa.sa_family != AF_INET6 || d.sa.sa_family != AF_INET6)
-			return -EINVAL;
-		path->family = AF_INET6;
-		path->saddr6 = s.in6.sin6_addr;
-		path->daddr6 = d.in6.sin6_addr;
-	}
-	return 0;
-}
-
-/**
- * vrnic_path_from_ah_attr - destination of a connected QP or kernel AH
- * @path: filled on success
- * @ah: address vector; ib_core resolved its source GID into sgid_attr
- *
- * Return: 0, or -EINVAL when the AH is not a RoCEv2 (IPv4/IPv6) one.
- */
-int vrnic_path_from_ah_attr(struct vrnic_path *path,
-			    const struct rdma_ah_attr *ah)
-{
-	const struct ib_global_route *grh;
-	const struct ib_gid_attr *sgid;
-	int err;
-
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	sgid = grh->sgid_attr;
-	if (!sgid)
-		return -EINVAL;
-	err = vrnic_path_from_gids(path, rdma_gid_attr_network_type(sgid),
-				   &sgid->gid, &grh->dgid);
-	if (err)
-		return err;
-	path->tclass = grh->traffic_class;
-	path->hop_limit = grh->hop_limit;
-	path->flow_label = grh->flow_label & 0xfffff;
-	return 0;
-}
-
-/**
- * vrnic_path_from_av - destination of a UD WQE from an rxe address vector
- * @vdev: device whose GID table the source GID index refers to
- * @path: filled on success
- * @av: a copy of the address vector; may come from user space, so only
- *	the GID index and the destination GID are believed, and the source
- *	address is taken from our own GID table
- */
-int vrnic_path_from_av(struct vrnic_dev *vdev, struct vrnic_path *path,
-		       const struct rxe_av *av)
-{
-	const struct ib_gid_attr *sgid;
-	int err;
-
-	sgid = rdma_get_gid_attr(&vdev->ibdev, 1, av->grh.sgid_index);
-	if (IS_ERR(sgid))
-		return PTR_ERR(sgid);
-	err = vrnic_path_from_gids(path, rdma_gid_attr_network_type(sgid),
-				   &sgid->gid,
-				   (const union ib_gid *)av->grh.dgid.raw);
-	rdma_put_gid_attr(sgid);
-	if (err)
-		return err;
-	path->tclass = av->grh.traffic_class;
-	path->hop_limit = av->grh.hop_limit;
-	path->flow_label = av->grh.flow_label & 0xfffff;
-	return 0;
-}
 
 /*
  * RoCEv2 UDP source port: IBA A17.5.1.1 leaves it to the sender and asks
@@ -154,22 +64,22 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len)
 }
 
 static struct dst_entry *vrnic_route4(struct vrnic_dev *vdev,
-				      const struct vrnic_path *path,
+				      const struct vrnic_av *av,
 				      struct dst_cache *cache)
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = vdev->ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = RT_TOS(path->tclass),
-		.daddr = path->daddr4,
-		.saddr = path->saddr4,
+		.flowi4_tos = RT_TOS(av->traffic_class),
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
 	};
 	struct rtable *rt;
 	__be32 saddr;
 
 	if (cache) {
 		rt = dst_cache_get_ip4(cache, &saddr);
-		if (rt && saddr == path->saddr4)
+		if (rt && saddr == av->saddr.in4.sin_addr.s_addr)
 			return &rt->dst;
 		if (rt)
 			ip_rt_put(rt);
@@ -183,21 +93,21 @@ static struct dst_entry *vrnic_route4(struct vrnic_dev *vdev,
 }
 
 static struct dst_entry *vrnic_route6(struct vrnic_dev *vdev,
-				      const struct vrnic_path *path,
+				      const struct vrnic_av *av,
 				      struct dst_cache *cache)
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif = vdev->ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
-		.daddr = path->daddr6,
-		.saddr = path->saddr6,
+		.daddr = av->daddr.in6.sin6_addr,
+		.saddr = av->saddr.in6.sin6_addr,
 	};
 	struct dst_entry *dst;
 	struct in6_addr saddr;
 
 	if (cache) {
 		dst = dst_cache_get_ip6(cache, &saddr);
-		if (dst && ipv6_addr_equal(&saddr, &path->saddr6))
+		if (dst && ipv6_addr_equal(&saddr, &av->saddr.in6.sin6_addr))
 			return dst;
 		dst_release(dst);
 	}
@@ -231,7 +141,7 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
 	put_unaligned_le32(vrnic_icrc_compute(skb, bth, len), bth + len);
 }
 
-static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_path *path,
+static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		       struct dst_entry *dst, struct sk_buff *skb)
 {
 	struct net *net = dev_net(vdev->ndev);
@@ -247,21 +157,21 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_path *path,
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = path->tclass;
+	iph->tos = av->traffic_class;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = path->hop_limit ?: VRNIC_DEFAULT_TTL;
+	iph->ttl = av->hop_limit ?: VRNIC_DEFAULT_TTL;
 	iph->protocol = IPPROTO_UDP;
 	iph->check = 0;
-	iph->saddr = path->saddr4;
-	iph->daddr = path->daddr4;
+	iph->saddr = av->saddr.in4.sin_addr.s_addr;
+	iph->daddr = av->daddr.in4.sin_addr.s_addr;
 	__ip_select_ident(net, iph, 1);
 
 	vrnic_finish_icrc(skb);
 	return ip_local_out(net, vrnic_udp_sock4(vdev)->sk, skb);
 }
 
-static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_path *path,
+static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		       struct dst_entry *dst, struct sk_buff *skb)
 {
 	struct net *net = dev_net(vdev->ndev);
@@ -277,12 +187,12 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_path *path,
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, path->tclass, htonl(path->flow_label));
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
 	ip6h->payload_len = htons(udp_len);
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = path->hop_limit ?: VRNIC_DEFAULT_TTL;
-	ip6h->saddr = path->saddr6;
-	ip6h->daddr = path->daddr6;
+	ip6h->hop_limit = av->hop_limit ?: VRNIC_DEFAULT_TTL;
+	ip6h->saddr = av->saddr.in6.sin6_addr;
+	ip6h->daddr = av->daddr.in6.sin6_addr;
 
 	/* ICRC first: the UDP checksum covers it (RFC 8200 wants one). */
 	vrnic_finish_icrc(skb);
@@ -295,7 +205,7 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_path *path,
 /**
  * vrnic_xmit - send one RoCEv2 packet
  * @vdev: sending device
- * @path: source and destination addresses, TTL and traffic class
+ * @av: source and destination addresses, TTL and traffic class
  * @cache: the QP's route cache, or NULL to look the route up
  * @sport: UDP source port
  * @skb: from vrnic_skb_alloc(), transport headers and payload filled in;
@@ -306,17 +216,17 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_path *path,
  *
  * Return: 0 or a negative errno (no route, device queue full).
  */
-int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_path *path,
+int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
 	struct dst_entry *dst;
 	int err;
 
-	if (path->family == AF_INET)
-		dst = vrnic_route4(vdev, path, cache);
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		dst = vrnic_route4(vdev, av, cache);
 	else
-		dst = vrnic_route6(vdev, path, cache);
+		dst = vrnic_route6(vdev, av, cache);
 	if (unlikely(!dst)) {
 		kfree_skb(skb);
 		err = -EHOSTUNREACH;
@@ -325,10 +235,10 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_path *path,
 	skb->dev = dst->dev;
 	vrnic_push_udp(skb, sport);
 
-	if (path->family == AF_INET)
-		err = vrnic_xmit4(vdev, path, dst, skb);
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		err = vrnic_xmit4(vdev, av, dst, skb);
 	else
-		err = vrnic_xmit6(vdev, path, dst, skb);
+		err = vrnic_xmit6(vdev, av, dst, skb);
 	err = net_xmit_eval(err);
 	if (unlikely(err))
 		goto err_count;

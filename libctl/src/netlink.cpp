@@ -90,7 +90,7 @@ int nle_to_errno(int nle) {
 // ---- Message ---------------------------------------------------------------
 
 Message Message::make(int type, int flags, size_t hdrlen) {
-    Message m(NlMsgPtr(nlmsg_alloc_simple(type, flags)));
+    Message m{NlMsgPtr(nlmsg_alloc_simple(type, flags))};
     if (!m.msg_) {
         m.err_ = ENOMEM;
         return m;
@@ -108,7 +108,7 @@ Message Message::make(int type, int flags, size_t hdrlen) {
 Message Message::nldev(int cmd, int flags) { return make(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), flags); }
 
 Message Message::genl(int family, uint8_t cmd, uint8_t version, int flags) {
-    Message m(NlMsgPtr(nlmsg_alloc()));
+    Message m{NlMsgPtr(nlmsg_alloc())};
     if (!m.msg_) {
         m.err_ = ENOMEM;
         return m;

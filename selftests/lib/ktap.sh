@@ -47,9 +47,9 @@ ktap_comment() {
 	echo "# $*"
 }
 
-# Print a file (default: the last stage's output) as comments.
+# Print the last stage's output as comments.
 ktap_dump() {
-	sed 's/^/#   /' "${1:-$KTAP_OUT}"
+	sed 's/^/#   /' "$KTAP_OUT"
 }
 
 ktap_ok() {

@@ -113,7 +113,11 @@ tap_vm_file() {
 	fi
 
 	rc=$(cat "$dir/rc")
-	tap_relay "vm/$name: " <"$dir/out"
+	if [[ -f $dir/out ]]; then
+		tap_relay "vm/$name: " <"$dir/out"
+	else
+		tap_relay "vm/$name: " </dev/null
+	fi
 	notes=$(paste -sd';' "$dir/notes" 2>/dev/null)
 	reason=
 	status=ok
@@ -134,20 +138,16 @@ tap_vm_file() {
 		status=fail
 		reason="$TAP_RELAY_FAILED failed"
 	fi
-	if [[ $status == fail ]]; then
-		echo "# --- vm/$name output (tail) ---"
-		tap_comment 60 <"$dir/out"
-		if [[ -s $dir/dmesg-bad ]]; then
-			echo "# --- vm/$name kernel reports (full dmesg: $dir/dmesg) ---"
-			tap_comment 40 <"$dir/dmesg-bad"
-		fi
+	if [[ $status == fail && -s $dir/dmesg-bad ]]; then
+		echo "# --- vm/$name kernel reports (full dmesg: $dir/dmesg) ---"
+		tap_comment 40 <"$dir/dmesg-bad"
 	fi
 	tap_result "$status" "vm/$name" "$reason"
 }
 
 # tap_vm_report RESULTS_DIR HUNG_MESSAGE CONSOLE_LOG: the whole VM run.
 tap_vm_report() {
-	local res=$1 hung=$2 console=$3 name crash= rc=0
+	local res=$1 hung=$2 console=$3 name crash="" rc=0
 
 	tap_begin
 	if [[ ! -f $res/plan ]]; then

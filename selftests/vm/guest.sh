@@ -147,8 +147,8 @@ mode_check() {
 		sync
 
 		dmesg -C
-		if ! vrnic_load >"$dir/load.log" 2>&1; then
-			echo "module load failed: $(tail -n 3 "$dir/load.log" | tr '\n' ' ')" >>"$dir/notes"
+		if ! vrnic_load >"$dir/out" 2>&1; then
+			echo "module load failed" >>"$dir/notes"
 			dmesg >"$dir/dmesg"
 			vrnic_teardown >>"$dir/notes" 2>&1
 			echo 1 >"$dir/rc"
@@ -156,6 +156,7 @@ mode_check() {
 			continue
 		fi
 
+		echo "$((SECONDS - start))" >"$dir/load-seconds"
 		run_one "$path" "$dir" "$t"
 		rc=$?
 		[[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${t}s" >>"$dir/notes"
@@ -210,6 +211,7 @@ mode_init() {
 	export VRNIC_KO VRNIC_REPO VRNIC_TEST_TIMEOUT KTAP_VERBOSE RESULTS
 	export PATH=$PATH:$VRNIC_REPO/build/cmake/ctl
 	export VRNIC_IN_VM=1
+	cut -d' ' -f1 /proc/uptime >"$RESULTS/boot-seconds"
 
 	# ttyS1 is the host's stdout; no line-ending translation.
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null

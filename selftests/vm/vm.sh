@@ -242,6 +242,7 @@ append="console=ttyS0 loglevel=5 slub_debug=FZPU oops=panic panic=-1"
 append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
 append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 
+# shellcheck disable=SC2054 # commas belong to QEMU options
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
 	-nographic -no-reboot -net none -monitor none
 	-kernel "$KERNEL" -initrd "$initrd" -append "$append"

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: the completer (IBA 9.7.5.2, requester side of RC reliability).
+ *
+ * Matches ACKs, NAKs, RDMA READ responses and ATOMIC acknowledgements
+ * against the send WQEs in flight, completes WQEs in order, and tells the
+ * requester to go back (sequence NAK, lost READ responses, RNR NAK once
+ * the RNR timer expires).  Runs in the receive softirq under @sq_lock.
+ */
+#include "vrnic.h"
+#include "verbs.h"
+#include "opcode.h"
+
+/* IBA table 45: RNR NAK timer field -> microseconds. */
+static const u32 vrnic_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120,
+	160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static void vrnic_comp_stop_timers(struct vrnic_qp *qp)
+{
+	del_timer(&qp->xport.retrans_timer);
+	del_timer(&qp->xport.rnr_timer);
+	qp->xport.rnr_wait = false;
+}
+
+/**
+ * vrnic_comp_error - the QP is in ERR: flush the SQ
+ * @qp: the QP, @sq_lock held
+ *
+ * Every WQE not yet completed, and every one posted later, completes
+ * with IB_WC_WR_FLUSH_ERR (IBA 10.3.1).
+ */
+void vrnic_comp_error(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	xp->sq_err = true;
+	vrnic_comp_stop_timers(qp);
+	vrnic_sq_flush(qp);
+	xp->send_idx = vrnic_sq_cons(qp);
+	xp->init_idx = xp->send_idx;
+	xp->send_off = 0;
+	xp->rd_atomic_out = 0;
+}
+
+/* A WQE failed: the QP goes to ERR, the receive side flushes too. */
+static void vrnic_comp_enter_error(struct vrnic_qp *qp)
+{
+	vrnic_qp_error(qp);
+	vrnic_comp_error(qp);
+	if (!qp->xport.dying)
+		queue_work(vrnic_wq, &qp->xport.resp_work);
+}
+
+/**
+ * vrnic_comp_retire - complete the finished WQEs at the head of the SQ
+ * @qp: the QP, @sq_lock held
+ *
+ * Completions are posted strictly in SQ order (IBA 10.8.2.2).
+ */
+void vrnic_comp_retire(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_send_wqe *wqe;
+	enum ib_wc_status st;
+	u32 cons;
+	int err;
+
+	while ((cons = vrnic_sq_cons(qp)) != xp->init_idx) {
+		wqe = vrnic_sq_get(qp, cons);
+		if (wqe->xport.state != VRNIC_WQE_DONE)
+			return;
+		st = wqe->xport.status;
+		if (wqe->xport.rd_atomic) {
+			wqe->xport.rd_atomic = 0;
+			xp->rd_atomic_out--;
+		}
+		err = vrnic_sq_complete(qp, wqe, st);
+		vrnic_sq_retire(qp);
+		if (xp->send_idx == cons) {
+			xp->send_idx = vrnic_sq_cons(qp);
+			xp->send_off = 0;
+		}
+		if (st != IB_WC_SUCCESS || err) {
+			vrnic_comp_enter_error(qp);
+			return;
+		}
+	}
+}
+
+/**
+ * vrnic_comp_fail_head - complete the oldest WQE with an error
+ * @qp: the QP, @sq_lock held
+ * @st: its completion status; the QP then goes to ERR
+ */
+void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st)
+{
+	struct vrnic_send_wqe *wqe;
+	u32 cons = vrnic_sq_cons(qp);
+
+	if (cons == qp->xport.init_idx) {
+		vrnic_comp_enter_error(qp);
+		return;
+	}
+	wqe = vrnic_sq_get(qp, cons);
+	wqe->xport.state = VRNIC_WQE_DONE;
+	wqe->xport.status = st;
+	vrnic_comp_retire(qp);
+}
+
+static bool vrnic_wqe_is_rd_atomic(const struct vrnic_send_wqe *wqe)
+{
+	return wqe->opcode == IB_WR_RDMA_READ ||
+	       wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Complete SEND/WRITE WQEs whose last PSN is at or before @limit (IBA
+ * 9.7.5.1.1: ACKs are cumulative).  Returns true if it stopped at a READ
+ * or ATOMIC the responder has already moved past: its responses were
+ * lost.  *@progress is set when something completed.
+ */
+static bool vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 limit,
+				bool *progress)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_send_wqe *wqe;
+	u32 idx;
+
+	for (idx = vrnic_sq_cons(qp); idx != xp->init_idx;
+	     idx = vrnic_sq_next(qp, idx)) {
+		wqe = vrnic_sq_get(qp, idx);
+		if (wqe->xport.state == VRNIC_WQE_DONE)
+			continue;
+		if (vrnic_psn_cmp(limit, wqe->xport.first_psn) < 0)
+			break;
+		if (vrnic_wqe_is_rd_atomic(wqe))
+			return true;
+		if (vrnic_psn_cmp(limit, wqe->xport.last_psn) < 0)
+			break;
+		wqe->xport.state = VRNIC_WQE_DONE;
+		wqe->xport.status = IB_WC_SUCCESS;
+		if (vrnic_psn_cmp(wqe->xport.last_psn, xp->comp_psn) >= 0)
+			xp->comp_psn = vrnic_psn_add(wqe->xport.last_psn, 1);
+		*progress = true;
+	}
+	vrnic_comp_retire(qp);
+	return false;
+}
+
+static void vrnic_comp_advance(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (vrnic_psn_cmp(psn, xp->comp_psn) > 0)
+		xp->comp_psn = psn;
+}
+
+/* One RDMA READ response packet for the WQE at the head. */
+static bool vrnic_comp_read_resp(struct vrnic_qp *qp, struct sk_buff *skb,
+				 struct vrnic_send_wqe *wqe)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	u32 mtu = vrnic_qp_mtu(qp), off, want;
+	bool last = pkt->mask & VRNIC_M_LAST;
+	int err;
+
+	/* LAST/ONLY exactly at the WQE's last PSN, FIRST/MIDDLE before. */
+	if (last != (pkt->psn == wqe->xport.last_psn))
+		return false;
+	off = ((pkt->psn - wqe->xport.first_psn) & VRNIC_PSN_MASK) * mtu;
+	want = last ? wqe->dma.length - off : mtu;
+	if (off > wqe->dma.length || pkt->paylen != want)
+		return false;
+
+	if (wqe->dma.length - wqe->dma.resid != off)
+		vrnic_dma_seek(&wqe->dma, off);
+	if (want) {
+		err = vrnic_dma_copy(qp->pd, &wqe->dma,
+				     pkt->hdr + vrnic_opcode[pkt->opcode].length,
+				     want, VRNIC_TO_MR);
+		if (err) {
+			vrnic_comp_fail_head(qp, err == -ENOSPC ?
+					     IB_WC_LOC_LEN_ERR :
+					     IB_WC_LOC_PROT_ERR);
+			return true;
+		}
+	}
+	vrnic_comp_advance(qp, vrnic_psn_add(pkt->psn, 1));
+	if (last) {
+		wqe->xport.state = VRNIC_WQE_DONE;
+		wqe->xport.status = IB_WC_SUCCESS;
+		vrnic_comp_retire(qp);
+	}
+	return true;
+}
+
+static bool vrnic_comp_atomic_ack(struct vrnic_qp *qp, struct sk_buff *skb,
+				  struct vrnic_send_wqe *wqe)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_atmack *ack;
+	u64 orig;
+	int err;
+
+	if (pkt->psn != wqe->xport.first_psn ||
+	    wqe->opcode == IB_WR_RDMA_READ)
+		return false;
+	ack = (void *)(pkt->hdr + vrnic_opcode[pkt->opcode].off_atmack);
+	orig = be64_to_cpu(ack->orig);
+	vrnic_dma_seek(&wqe->dma, 0);
+	err = vrnic_dma_copy(qp->pd, &wqe->dma, &orig, sizeof(orig),
+			     VRNIC_TO_MR);
+	if (err) {
+		vrnic_comp_fail_head(qp, IB_WC_LOC_PROT_ERR);
+		return true;
+	}
+	vrnic_comp_advance(qp, vrnic_psn_add(pkt->psn, 1));
+	wqe->xport.state = VRNIC_WQE_DONE;
+	wqe->xport.status = IB_WC_SUCCESS;
+	vrnic_comp_retire(qp);
+	return true;
+}
+
+static enum ib_wc_status vrnic_nak_status(u8 code)
+{
+	switch (code) {
+	case VRNIC_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case VRNIC_NAK_REM_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+/*
+ * Handle one response.  Returns true when the requester should run
+ * (window opened, or a retransmission was set up).
+ */
+static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_send_wqe *wqe;
+	bool progress = false, lost;
+	u32 psn = pkt->psn;
+	u8 syn = 0;
+
+	/* Responses to PSNs never sent, or already fully handled. */
+	if (vrnic_psn_cmp(psn, xp->max_psn) >= 0 ||
+	    vrnic_psn_cmp(psn, xp->comp_psn) < 0) {
+		xp->sq_stats.drops++;
+		return false;
+	}
+	if (info->mask & VRNIC_M_AETH)
+		syn = aeth_syn((void *)(pkt->hdr + info->off_aeth));
+
+	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK) &&
+	    (syn & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_ACK) {
+		lost = vrnic_comp_ack_upto(qp, psn, &progress);
+		if (lost) {
+			vrnic_req_rewind(qp, xp->comp_psn);
+			return true;
+		}
+		vrnic_comp_advance(qp, vrnic_psn_add(psn, 1));
+		goto out;
+	}
+
+	/* Everything before this packet's PSN is acknowledged. */
+	lost = vrnic_comp_ack_upto(qp, vrnic_psn_add(psn, VRNIC_PSN_MASK),
+				   &progress);
+	if (xp->sq_err)
+		return false;
+	if (lost && !(info->mask & (VRNIC_M_READ | VRNIC_M_ATOMIC))) {
+		vrnic_req_rewind(qp, xp->comp_psn);
+		return true;
+	}
+
+	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK)) {
+		vrnic_comp_advance(qp, psn);
+		switch (syn & VRNIC_AETH_TYPE_MASK) {
+		case VRNIC_AETH_RNR_NAK:
+			xp->sq_stats.rnr_naks++;
+			vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_RCVD);
+			if (qp->attr.rnr_retry != 7) {
+				if (!xp->rnr_left) {
+					vrnic_counter_inc(vdev,
+						VRNIC_CNT_RNR_RETRY_EXCEEDED);
+					vrnic_comp_fail_head(qp,
+						IB_WC_RNR_RETRY_EXC_ERR);
+					return false;
+				}
+				xp->rnr_left--;
+			}
+			vrnic_req_rewind(qp, psn);
+			xp->rnr_wait = true;
+			del_timer(&xp->retrans_timer);
+			if (!xp->dying)
+				mod_timer(&xp->rnr_timer, jiffies +
+					  usecs_to_jiffies(vrnic_rnr_usecs[syn & 0x1f]));
+			return false;
+		case VRNIC_AETH_NAK:
+			if ((syn & 0x1f) == VRNIC_NAK_PSN_SEQ) {
+				xp->sq_stats.seq_naks++;
+				vrnic_counter_inc(vdev,
+						  VRNIC_CNT_SEQ_ERR_NAKS_RCVD);
+				vrnic_req_rewind(qp, psn);
+				return true;
+			}
+			if ((syn & 0x1f) == VRNIC_NAK_REM_ACCESS)
+				xp->sq_stats.access_errors++;
+			vrnic_comp_fail_head(qp, vrnic_nak_status(syn & 0x1f));
+			return false;
+		default:
+			xp->sq_stats.drops++;	/* reserved syndrome */
+			return false;
+		}
+	}
+
+	/* READ response or ATOMIC acknowledge for the WQE at the head. */
+	if (vrnic_sq_cons(qp) == xp->init_idx)
+		goto bad;
+	wqe = vrnic_sq_get(qp, vrnic_sq_cons(qp));
+	if (wqe->xport.state == VRNIC_WQE_DONE ||
+	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0 ||
+	    vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0)
+		goto bad;
+	if (psn != xp->comp_psn) {
+		/* Responses before this one were lost: ask again. */
+		vrnic_req_rewind(qp, xp->comp_psn);
+		return true;
+	}
+	if (info->mask & VRNIC_M_READ) {
+		if (wqe->opcode != IB_WR_RDMA_READ ||
+		    !vrnic_comp_read_resp(qp, skb, wqe))
+			goto bad;
+	} else if (!vrnic_comp_atomic_ack(qp, skb, wqe)) {
+		goto bad;
+	}
+	progress = true;
+out:
+	if (progress) {
+		xp->retry_left = qp->attr.retry_cnt;
+		xp->rnr_left = qp->attr.rnr_retry;
+		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
+			vrnic_req_arm_timer(qp);
+		else
+			del_timer(&xp->retrans_timer);
+	}
+	return true;
+bad:
+	xp->sq_stats.drops++;
+	vrnic_counter_inc(vdev, VRNIC_CNT_DROP_MALFORMED);
+	return false;
+}
+
+/**
+ * vrnic_comp_rcv - handle a response packet (ACK, NAK, READ response,
+ * ATOMIC acknowledge) for an RC QP
+ * @qp: the QP the packet was addressed to
+ * @skb: the packet, parsed and verified by vrnic_rcv(); consumed
+ */
+void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	bool kick = false;
+
+	spin_lock_bh(&xp->sq_lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC || xp->sq_err) {
+		xp->sq_stats.drops++;
+	} else {
+		xp->sq_stats.rx_packets++;
+		xp->sq_stats.rx_bytes += vrnic_pkt(skb)->paylen;
+		kick = vrnic_comp_one(qp, skb);
+	}
+	spin_unlock_bh(&xp->sq_lock);
+	consume_skb(skb);
+	if (kick)
+		vrnic_req_kick(qp);
+}

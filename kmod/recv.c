@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: receiving RoCEv2 packets.
+ *
+ * Trust boundary: everything in the skb comes from the network.  Every
+ * length is checked before the byte it describes is read, the ICRC is
+ * verified before any header field is believed, and a packet that fails
+ * a check is dropped and counted by reason, never answered.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+
+#include "vrnic.h"
+#include "verbs.h"
+#include "opcode.h"
+
+/* The vrnic device bound to @ndev, with a device reference, or NULL. */
+static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	/* rdma_rxe shares the driver id; our ops carry our module. */
+	if (ibdev->ops.owner != THIS_MODULE) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_vdev(ibdev);
+}
+
+/*
+ * Packets a QP sends to an address of its own host come back through
+ * the loopback device: find the device by the destination address.
+ */
+static struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb->dev);
+	struct net_device *ndev;
+	struct vrnic_dev *vdev = NULL;
+
+	rcu_read_lock();
+	if (ip_hdr(skb)->version == 4)
+		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	else
+		ndev = ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
+	if (ndev)
+		vdev = vrnic_dev_from_netdev(ndev);
+	rcu_read_unlock();
+	return vdev;
+}
+
+static bool vrnic_pkey_ok(u16 pkey)
+{
+	/* IBA 10.9.3: low 15 bits match, one side a full member. */
+	return (pkey & 0x7fff) == (VRNIC_DEFAULT_PKEY & 0x7fff);
+}
+
+static bool vrnic_transport_ok(struct vrnic_qp *qp, u8 opcode)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return VRNIC_OP_TRANSPORT(opcode) == VRNIC_OP_RC;
+	case IB_QPT_UC:
+		return VRNIC_OP_TRANSPORT(opcode) == VRNIC_OP_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return VRNIC_OP_TRANSPORT(opcode) == VRNIC_OP_UD;
+	default:
+		return false;
+	}
+}
+
+/* Requests need a receiving QP (RTR and later), responses a sending one. */
+static bool vrnic_state_ok(struct vrnic_qp *qp, u32 mask)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (mask & VRNIC_M_REQ)
+		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		       state == IB_QPS_SQD || state == IB_QPS_SQE;
+	return state == IB_QPS_RTS || state == IB_QPS_SQD;
+}
+
+/**
+ * vrnic_rcv - handle one packet received on a vrnic UDP socket
+ * @skb: UDP datagram; network and transport headers set.  Consumed.
+ *
+ * Called from the socket's encap_rcv in softirq context.
+ * Return: 0 always (the packet was consumed).
+ */
+int vrnic_rcv(struct sk_buff *skb)
+{
+	const struct vrnic_opcode_info *info;
+	enum vrnic_counter reason;
+	struct vrnic_dev *vdev;
+	struct vrnic_pkt *pkt;
+	struct vrnic_qp *qp;
+	struct vrnic_bth *bth;
+	u32 ulen, len, hlen, pad;
+	u8 opcode;
+
+	if (skb->dev->flags & IFF_LOOPBACK)
+		vdev = vrnic_dev_from_daddr(skb);
+	else
+		vdev = vrnic_dev_from_netdev(skb->dev);
+	if (!vdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	if (skb_linearize(skb))
+		goto drop;
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen < sizeof(struct udphdr) + VRNIC_BTH_BYTES + VRNIC_ICRC_BYTES ||
+	    skb_transport_header(skb) + ulen > skb_tail_pointer(skb))
+		goto drop;
+	bth = (struct vrnic_bth *)(udp_hdr(skb) + 1);
+	len = ulen - sizeof(struct udphdr);	/* BTH through ICRC */
+
+	opcode = bth_opcode(bth);
+	info = &vrnic_opcode[opcode];
+	if (!info->name) {
+		if (opcode == VRNIC_OPCODE_CNP)
+			vrnic_counter_inc(vdev, VRNIC_CNT_CNP_RCVD);
+		goto drop;
+	}
+	hlen = info->length;
+	pad = bth_pad(bth);
+	if (bth_tver(bth) != VRNIC_BTH_TVER ||
+	    len < hlen + pad + VRNIC_ICRC_BYTES)
+		goto drop;
+
+	reason = VRNIC_CNT_ICRC_ERRORS;
+	if (vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
+	    get_unaligned_le32((u8 *)bth + len - VRNIC_ICRC_BYTES))
+		goto drop;
+
+	/* From here on the headers are what the sender wrote. */
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	len -= hlen + pad + VRNIC_ICRC_BYTES;	/* IB payload */
+	if ((len && !(info->mask & VRNIC_M_PAYLOAD)) || len > SZ_4K ||
+	    (pad && !(info->mask & VRNIC_M_PAYLOAD)))
+		goto drop;
+
+	reason = VRNIC_CNT_DROP_BAD_PKEY;
+	if (!vrnic_pkey_ok(bth_pkey(bth)))
+		goto drop;
+
+	reason = VRNIC_CNT_DROP_UNKNOWN_QP;
+	qp = vrnic_qp_get(vdev, bth_qpn(bth));
+	if (!qp)
+		goto drop;
+
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	if (!vrnic_transport_ok(qp, opcode))
+		goto drop_qp;
+	reason = VRNIC_CNT_DROP_QP_STATE;
+	if (!vrnic_state_ok(qp, info->mask))
+		goto drop_qp;
+	if (info->mask & VRNIC_M_DETH) {
+		struct vrnic_deth *deth = (void *)((u8 *)bth + info->off_deth);
+		u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ?
+			   VRNIC_GSI_QKEY : READ_ONCE(qp->attr.qkey);
+
+		reason = VRNIC_CNT_DROP_BAD_QKEY;
+		if (deth_qkey(deth) != qkey)
+			goto drop_qp;
+	}
+
+	pkt = vrnic_pkt(skb);
+	pkt->qp = qp;
+	pkt->hdr = (u8 *)bth;
+	pkt->mask = info->mask;
+	pkt->psn = bth_psn(bth);
+	pkt->paylen = len;
+	pkt->opcode = opcode;
+	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
+
+	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
+	vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, len);
+
+	if (info->mask & VRNIC_M_REQ)
+		vrnic_resp_rcv(qp, skb);
+	else
+		vrnic_comp_rcv(qp, skb);
+	vrnic_qp_put(qp);
+	ib_device_put(&vdev->ibdev);
+	return 0;
+
+drop_qp:
+	vrnic_qp_put(qp);
+drop:
+	vrnic_counter_inc(vdev, reason);
+	ib_device_put(&vdev->ibdev);
+	kfree_skb(skb);
+	return 0;
+}

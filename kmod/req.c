@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: the requester (IBA 9.7.4, 9.8.2 for UC, 9.8.3 for UD).
+ *
+ * Turns send WQEs into request packets: segments messages at the path
+ * MTU, assigns PSNs, asks for acknowledgements, and goes back to an
+ * earlier PSN when the completer or the retransmit timer says so
+ * (go-back-N, IBA 9.7.4.1.6).
+ *
+ * Execution: see transport.h.  The requester runs wherever it is kicked
+ * (doorbell, completer, timers, its work item) as long as nobody else
+ * holds @sq_lock; a kick that finds the lock taken sets a bit the holder
+ * re-checks after unlocking.
+ */
+#include "vrnic.h"
+#include "verbs.h"
+#include "opcode.h"
+
+/* Packets one run sends before letting softirqs (and the peer) in. */
+#define VRNIC_REQ_BUDGET	32
+/* Runs one work item makes before it requeues itself. */
+#define VRNIC_REQ_WORK_RUNS	16
+/* Unacknowledged PSNs allowed in flight. */
+#define VRNIC_MAX_INFLIGHT	512
+/* Ask for an ACK at least every this many packets. */
+#define VRNIC_ACKREQ_EVERY	32
+
+struct workqueue_struct *vrnic_wq;
+
+static bool vrnic_req_started(struct vrnic_qp *qp, u32 idx)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 mask = qp->sq.q.index_mask, cons = vrnic_sq_cons(qp);
+
+	return ((idx - cons) & mask) < ((xp->init_idx - cons) & mask);
+}
+
+/**
+ * vrnic_dma_seek - place the cursor of a data segment @off bytes in
+ * @dma: data segment of a WQE (length already validated by verbs)
+ * @off: offset, at most @dma->length
+ */
+void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
+{
+	u32 i = 0;
+
+	dma->resid = dma->length - off;
+	if (dma->num_sge) {
+		while (i < dma->num_sge - 1 && off >= dma->sge[i].length) {
+			off -= dma->sge[i].length;
+			i++;
+		}
+	}
+	dma->cur_sge = i;
+	dma->sge_offset = off;
+}
+
+/* Packets (PSNs) a message of @len bytes takes at @mtu; at least one. */
+static u32 vrnic_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+u32 vrnic_qp_mtu(struct vrnic_qp *qp)
+{
+	int payload;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+		return qp->xport.mtu;
+	/* UD: the port MTU, as query_port reports it. */
+	payload = READ_ONCE(vrnic_qp_dev(qp)->ndev->mtu) - VRNIC_ROCE_HDR_MAX;
+	if (payload < 256)
+		return 256;
+	return ib_mtu_enum_to_int(ib_mtu_int_to_enum(payload));
+}
+
+/* IBA 9.7.6.1.3: local ACK timeout is 4.096 us * 2^timeout. */
+static unsigned long vrnic_retrans_jiffies(struct vrnic_qp *qp)
+{
+	u8 t = READ_ONCE(qp->attr.timeout);
+	u64 us;
+
+	/* 0 means "infinite": vrnic still probes once a second. */
+	if (!t)
+		return HZ;
+	us = div_u64(4096ULL << min_t(u8, t, 31), 1000);
+	return max_t(unsigned long, usecs_to_jiffies(us), 2);
+}
+
+void vrnic_req_arm_timer(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!xp->dying)
+		mod_timer(&xp->retrans_timer,
+			  jiffies + vrnic_retrans_jiffies(qp));
+}
+
+static bool vrnic_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Does this WQE put packets on the wire? */
+static bool vrnic_wr_is_wire(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Which WR opcodes each service supports (IBA table 43). */
+static bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	default:
+		return false;
+	}
+}
+
+static void vrnic_wqe_done(struct vrnic_send_wqe *wqe, enum ib_wc_status st)
+{
+	wqe->xport.state = VRNIC_WQE_DONE;
+	wqe->xport.status = st;
+}
+
+/*
+ * First look at a WQE: check it, run local operations, give it PSNs.
+ * Return false when it must wait (fence, max_rd_atomic).
+ */
+static bool vrnic_req_init(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	u32 mtu = vrnic_qp_mtu(qp), span;
+	int err;
+
+	if (wqe->status != IB_WC_SUCCESS) {
+		vrnic_wqe_done(wqe, wqe->status);
+		return true;
+	}
+	if (!vrnic_wr_allowed(type, wqe->opcode)) {
+		vrnic_wqe_done(wqe, IB_WC_LOC_QP_OP_ERR);
+		return true;
+	}
+	/* IBA 10.8.3.3: a fenced WQE waits for prior READs and ATOMICs. */
+	if ((wqe->send_flags & IB_SEND_FENCE) && xp->rd_atomic_out)
+		return false;
+
+	switch (wqe->opcode) {
+	case IB_WR_LOCAL_INV:
+		err = vrnic_mr_invalidate(qp, wqe->ex.invalidate_rkey);
+		vrnic_wqe_done(wqe, err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+		return true;
+	case IB_WR_REG_MR:
+		err = vrnic_mr_fast_reg(qp, wqe);
+		vrnic_wqe_done(wqe, err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
+		return true;
+	default:
+		break;
+	}
+
+	if (vrnic_wr_is_rd_atomic(wqe->opcode)) {
+		if (xp->rd_atomic_out >= max_t(u32, qp->attr.max_rd_atomic, 1))
+			return false;
+		if (wqe->opcode != IB_WR_RDMA_READ && wqe->dma.length < 8) {
+			vrnic_wqe_done(wqe, IB_WC_LOC_LEN_ERR);
+			return true;
+		}
+		xp->rd_atomic_out++;
+		wqe->xport.rd_atomic = 1;
+	} else {
+		wqe->xport.rd_atomic = 0;
+	}
+	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
+	    wqe->dma.length > mtu) {
+		vrnic_wqe_done(wqe, IB_WC_LOC_LEN_ERR);
+		return true;
+	}
+
+	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		span = 1;
+	else
+		span = vrnic_npkts(wqe->dma.length, mtu);
+	wqe->xport.state = VRNIC_WQE_SENDING;
+	wqe->xport.status = IB_WC_SUCCESS;
+	wqe->xport.first_psn = xp->req_psn;
+	wqe->xport.last_psn = vrnic_psn_add(xp->req_psn, span - 1);
+	return true;
+}
+
+/* BTH opcode (without transport bits) for the next packet of @wqe. */
+static u8 vrnic_req_opcode(u32 wr, bool first, bool last)
+{
+	u8 op;
+
+	switch (wr) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+		if (!last)
+			return first ? VRNIC_SEND_FIRST : VRNIC_SEND_MIDDLE;
+		op = first ? VRNIC_SEND_ONLY : VRNIC_SEND_LAST;
+		if (wr == IB_WR_SEND_WITH_IMM)
+			op += 1;	/* _IMM follows the plain opcode */
+		else if (wr == IB_WR_SEND_WITH_INV)
+			op = first ? VRNIC_SEND_ONLY_INV : VRNIC_SEND_LAST_INV;
+		return op;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (!last)
+			return first ? VRNIC_WRITE_FIRST : VRNIC_WRITE_MIDDLE;
+		op = first ? VRNIC_WRITE_ONLY : VRNIC_WRITE_LAST;
+		return wr == IB_WR_RDMA_WRITE_WITH_IMM ? op + 1 : op;
+	case IB_WR_RDMA_READ:
+		return VRNIC_READ_REQUEST;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return VRNIC_CMP_SWAP;
+	default:
+		return VRNIC_FETCH_ADD;
+	}
+}
+
+static u8 vrnic_qp_transport(struct vrnic_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return VRNIC_OP_RC;
+	case IB_QPT_UC:
+		return VRNIC_OP_UC;
+	default:
+		return VRNIC_OP_UD;
+	}
+}
+
+/* Will the WQE after @idx be sent right after this one? */
+static bool vrnic_req_next_ready(struct vrnic_qp *qp, u32 idx)
+{
+	struct vrnic_send_wqe *next;
+
+	next = vrnic_sq_get(qp, vrnic_sq_next(qp, idx));
+	return next && next->status == IB_WC_SUCCESS &&
+	       vrnic_wr_is_wire(next->opcode);
+}
+
+/*
+ * Build and send the next packet of @wqe.  Return the number of payload
+ * bytes it carried, or a negative errno for a local error that fails
+ * the WQE (the caller completes it).
+ */
+static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
+			    int budget_left)
+{
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	const struct vrnic_opcode_info *info;
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD ||
+		  qp->ibqp.qp_type == IB_QPT_GSI;
+	u32 mtu = vrnic_qp_mtu(qp), rem, payload, pad, dqpn, psn;
+	bool first, last, ackreq = false, se;
+	const struct vrnic_av *av;
+	struct sk_buff *skb;
+	u8 op, *hdr;
+	int err;
+
+	rem = wqe->dma.length - xp->send_off;
+	first = xp->send_off == 0;
+	last = rem <= mtu;
+	op = vrnic_req_opcode(wqe->opcode, first, last);
+	if (op == VRNIC_READ_REQUEST)
+		last = true;
+	info = &vrnic_opcode[vrnic_qp_transport(qp) | op];
+	payload = (info->mask & VRNIC_M_PAYLOAD) ? min(rem, mtu) : 0;
+	pad = -payload & 3;
+	psn = xp->req_psn;
+
+	skb = vrnic_skb_alloc(vdev, info->length + payload + pad +
+				    VRNIC_ICRC_BYTES);
+	if (unlikely(!skb))
+		return -ENOMEM;
+	hdr = skb->data;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		u32 inflight = xp->req_psn - xp->comp_psn;
+
+		xp->noack_pkts++;
+		if ((inflight & VRNIC_PSN_MASK) + 2 >= VRNIC_MAX_INFLIGHT ||
+		    xp->noack_pkts >= VRNIC_ACKREQ_EVERY || budget_left <= 1 ||
+		    (last && !vrnic_req_next_ready(qp, xp->send_idx)))
+			ackreq = true;
+		if (ackreq)
+			xp->noack_pkts = 0;
+	}
+	se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+	     (info->mask & (VRNIC_M_SEND | VRNIC_M_IMMDT));
+	dqpn = ud ? wqe->wr.ud.remote_qpn : qp->attr.dest_qp_num;
+	bth_set((struct vrnic_bth *)hdr, info - vrnic_opcode, se, pad,
+		VRNIC_DEFAULT_PKEY, dqpn, ackreq, psn);
+
+	if (info->mask & VRNIC_M_DETH) {
+		u32 qkey = wqe->wr.ud.remote_qkey;
+
+		/* IBA 10.2.5: a WR Q_Key with the top bit set means "use
+		 * the QP's Q_Key".
+		 */
+		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+			qkey = qp->attr.qkey;
+		deth_set((void *)(hdr + info->off_deth), qkey,
+			 qp->ibqp.qp_num);
+	}
+	if (info->mask & VRNIC_M_RETH) {
+		u64 va = wqe->wr.rdma.remote_addr;
+
+		if (op == VRNIC_READ_REQUEST)
+			reth_set((void *)(hdr + info->off_reth),
+				 va + xp->send_off, wqe->wr.rdma.rkey, rem);
+		else
+			reth_set((void *)(hdr + info->off_reth), va,
+				 wqe->wr.rdma.rkey, wqe->dma.length);
+	}
+	if (info->mask & VRNIC_M_ATMETH) {
+		bool cas = wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+		atmeth_set((void *)(hdr + info->off_atmeth),
+			   wqe->wr.atomic.remote_addr, wqe->wr.atomic.rkey,
+			   cas ? wqe->wr.atomic.swap : wqe->wr.atomic.compare_add,
+			   cas ? wqe->wr.atomic.compare_add : 0);
+	}
+	if (info->mask & VRNIC_M_IMMDT)
+		((struct vrnic_immdt *)(hdr + info->off_immdt))->imm =
+			wqe->ex.imm_data;
+	if (info->mask & VRNIC_M_IETH)
+		((struct vrnic_ieth *)(hdr + info->off_ieth))->rkey =
+			cpu_to_be32(wqe->ex.invalidate_rkey);
+
+	if (payload) {
+		err = vrnic_dma_copy(qp->pd, &wqe->dma, hdr + info->length,
+				     payload, VRNIC_FROM_MR);
+		if (err) {
+			kfree_skb(skb);
+			return err;
+		}
+	}
+	memset(hdr + info->length + payload, 0, pad);
+
+	if (ud) {
+		av = &wqe->wr.ud.av;
+		err = vrnic_xmit(vdev, av, NULL,
+				 vrnic_sport(av->flow_label, qp->ibqp.qp_num,
+					     dqpn), skb);
+	} else {
+		err = vrnic_xmit(vdev, &qp->av, &xp->dst_cache, xp->sport, skb);
+	}
+
+	/* A packet the stack dropped counts as lost: RC retransmits it. */
+	if (!err) {
+		xp->sq_stats.tx_packets++;
+		xp->sq_stats.tx_bytes += payload;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    vrnic_psn_cmp(psn, xp->max_psn) < 0) {
+		xp->sq_stats.retransmits++;
+		vrnic_counter_inc(vdev, VRNIC_CNT_RETRANSMITS);
+	}
+
+	if (op == VRNIC_READ_REQUEST) {
+		u32 n = vrnic_npkts(rem, mtu);
+
+		xp->req_psn = vrnic_psn_add(psn, n);
+		xp->send_off = wqe->dma.length;
+	} else {
+		xp->req_psn = vrnic_psn_add(psn, 1);
+		xp->send_off += payload;
+		if (info->mask & VRNIC_M_ATOMIC)
+			xp->send_off = wqe->dma.length;
+	}
+	if (vrnic_psn_cmp(xp->req_psn, xp->max_psn) > 0)
+		xp->max_psn = xp->req_psn;
+	return payload;
+}
+
+static enum ib_wc_status vrnic_dma_err_status(int err)
+{
+	return err == -ENOSPC ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+/*
+ * Send up to @budget packets.  Called with @sq_lock held.
+ * Return true if work is left that the budget did not cover.
+ */
+static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	struct vrnic_send_wqe *wqe;
+	enum ib_qp_state state;
+	bool more = false;
+	int ret;
+
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR || xp->sq_err) {
+		vrnic_comp_error(qp);
+		return false;
+	}
+	if (state != IB_QPS_RTS)
+		return false;	/* SQD: let started WQEs finish by ACKs */
+
+	while (!xp->rnr_wait && !xp->sq_err) {
+		wqe = vrnic_sq_get(qp, xp->send_idx);
+		if (!wqe)
+			break;
+		if (!vrnic_req_started(qp, xp->send_idx)) {
+			if (!vrnic_req_init(qp, wqe))
+				break;
+			xp->init_idx = vrnic_sq_next(qp, xp->send_idx);
+			xp->send_off = 0;
+		}
+		if (wqe->xport.state == VRNIC_WQE_DONE) {
+			xp->send_idx = vrnic_sq_next(qp, xp->send_idx);
+			xp->send_off = 0;
+			vrnic_comp_retire(qp);
+			continue;
+		}
+		if (!budget) {
+			more = true;
+			break;
+		}
+		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) >=
+			  VRNIC_MAX_INFLIGHT)
+			break;	/* the completer kicks us on the next ACK */
+		if (xp->send_off == 0) {
+			/* (Re)starting a WQE: its PSNs are fixed. */
+			xp->req_psn = wqe->xport.first_psn;
+			vrnic_dma_seek(&wqe->dma, 0);
+		}
+
+		ret = vrnic_req_packet(qp, wqe, budget);
+		budget--;
+		if (ret == -ENOMEM) {
+			more = true;	/* try again from the work item */
+			break;
+		}
+		if (ret < 0) {
+			/* Nothing of it is on the wire beyond what the
+			 * peer may ignore: fail it in order.
+			 */
+			vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
+			continue;
+		}
+		if (xp->send_off < wqe->dma.length)
+			continue;
+
+		if (rc) {
+			wqe->xport.state = VRNIC_WQE_SENT;
+		} else {
+			/* UC/UD: sent is done (IBA 9.8.2, 9.8.3). */
+			vrnic_wqe_done(wqe, IB_WC_SUCCESS);
+		}
+		xp->send_idx = vrnic_sq_next(qp, xp->send_idx);
+		xp->send_off = 0;
+		if (!rc)
+			vrnic_comp_retire(qp);
+	}
+
+	if (rc && vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
+	    !timer_pending(&xp->retrans_timer))
+		vrnic_req_arm_timer(qp);
+	return more;
+}
+
+/*
+ * Run the requester if nobody else is; return true if the budget ran
+ * out with work left.  Must be called with BHs enabled.
+ */
+static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	bool more;
+
+	for (;;) {
+		if (!spin_trylock_bh(&xp->sq_lock))
+			return false;	/* the holder will see our bit */
+		clear_bit(0, &xp->kick);
+		more = vrnic_req_loop(qp, budget);
+		spin_unlock_bh(&xp->sq_lock);
+		if (more)
+			return true;
+		/* Pairs with the barrier in vrnic_req_kick(). */
+		smp_mb__after_atomic();
+		if (!test_bit(0, &xp->kick))
+			return false;
+	}
+}
+
+/**
+ * vrnic_req_kick - the doorbell: the SQ may have new WQEs
+ * @qp: the QP
+ *
+ * Runs the requester inline when the caller's context allows it and the
+ * QP is idle, otherwise (or for a large burst) on the QP's work item.
+ */
+void vrnic_req_kick(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	set_bit(0, &xp->kick);
+	smp_mb__after_atomic();
+	if (irqs_disabled() || in_hardirq()) {
+		queue_work(vrnic_wq, &xp->req_work);
+		return;
+	}
+	if (vrnic_req_run(qp, VRNIC_REQ_BUDGET))
+		queue_work(vrnic_wq, &xp->req_work);
+}
+
+void vrnic_req_work(struct work_struct *work)
+{
+	struct vrnic_qp *qp = container_of(work, struct vrnic_qp,
+					   xport.req_work);
+	int i;
+
+	set_bit(0, &qp->xport.kick);
+	for (i = 0; i < VRNIC_REQ_WORK_RUNS; i++) {
+		if (!vrnic_req_run(qp, VRNIC_REQ_BUDGET))
+			return;
+		cond_resched();
+	}
+	queue_work(vrnic_wq, work);
+}
+
+/**
+ * vrnic_req_rewind - go back N: resend everything from @psn on
+ * @qp: RC QP, @sq_lock held
+ * @psn: first PSN the responder has not acknowledged
+ */
+void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_send_wqe *wqe = NULL;
+	u32 idx, i, mtu = vrnic_qp_mtu(qp);
+
+	for (idx = vrnic_sq_cons(qp); idx != xp->init_idx;
+	     idx = vrnic_sq_next(qp, idx)) {
+		wqe = vrnic_sq_get(qp, idx);
+		if (wqe->xport.state != VRNIC_WQE_DONE &&
+		    vrnic_psn_cmp(psn, wqe->xport.last_psn) <= 0)
+			break;
+	}
+	if (idx == xp->init_idx)
+		return;		/* nothing sent after @psn */
+
+	if (vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0)
+		psn = wqe->xport.first_psn;
+	for (i = idx; i != xp->init_idx; i = vrnic_sq_next(qp, i)) {
+		struct vrnic_send_wqe *w = vrnic_sq_get(qp, i);
+
+		if (w->xport.state == VRNIC_WQE_SENT)
+			w->xport.state = VRNIC_WQE_SENDING;
+	}
+	xp->send_idx = idx;
+	xp->req_psn = psn;
+	xp->noack_pkts = 0;
+	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		xp->send_off = 0;
+	} else {
+		xp->send_off = min(((psn - wqe->xport.first_psn) &
+				    VRNIC_PSN_MASK) * mtu, wqe->dma.length);
+		if (wqe->opcode != IB_WR_RDMA_READ)
+			vrnic_dma_seek(&wqe->dma, xp->send_off);
+		else if (xp->send_off == wqe->dma.length && wqe->dma.length)
+			xp->send_off = 0;	/* cannot happen; be safe */
+	}
+}
+
+void vrnic_req_retrans_timer(struct timer_list *t)
+{
+	struct vrnic_qp *qp = from_timer(qp, t, xport.retrans_timer);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+
+	spin_lock_bh(&xp->sq_lock);
+	if (xp->dying || xp->sq_err || READ_ONCE(qp->state) == IB_QPS_ERR ||
+	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
+		goto out;
+	xp->sq_stats.timeouts++;
+	vrnic_counter_inc(vdev, VRNIC_CNT_TIMEOUTS);
+	if (qp->attr.timeout && !xp->retry_left) {
+		vrnic_counter_inc(vdev, VRNIC_CNT_RETRY_EXCEEDED);
+		vrnic_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
+		goto out;
+	}
+	if (qp->attr.timeout)
+		xp->retry_left--;
+	vrnic_req_rewind(qp, xp->comp_psn);
+	set_bit(0, &xp->kick);
+out:
+	spin_unlock_bh(&xp->sq_lock);
+	if (test_bit(0, &xp->kick))
+		queue_work(vrnic_wq, &xp->req_work);
+}
+
+void vrnic_req_rnr_timer(struct timer_list *t)
+{
+	struct vrnic_qp *qp = from_timer(qp, t, xport.rnr_timer);
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	spin_lock_bh(&xp->sq_lock);
+	xp->rnr_wait = false;
+	spin_unlock_bh(&xp->sq_lock);
+	if (!xp->dying)
+		queue_work(vrnic_wq, &xp->req_work);
+}

@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: the responder (IBA 9.7.5.1 for RC, 9.8.2 UC, 9.8.3 UD).
+ *
+ * Executes incoming requests: places SEND data into receive WQEs, RDMA
+ * WRITE data into memory regions, answers RDMA READ and ATOMIC requests,
+ * acknowledges, and NAKs what it cannot do.  Every remote access is
+ * checked by vrnic_mr_get() against the rkey, the QP's PD, the access
+ * rights and the region's bounds before a byte moves, per packet, so a
+ * region deregistered mid-message is never touched again.
+ *
+ * Runs in the receive softirq under @rq_lock.  A READ whose responses
+ * exceed one run's budget continues on the QP's responder work item;
+ * requests arriving meanwhile wait in @backlog so execution stays in PSN
+ * order.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/if_ether.h>
+
+#include "vrnic.h"
+#include "verbs.h"
+#include "opcode.h"
+
+#define VRNIC_RESP_BUDGET	32	/* READ responses per run */
+#define VRNIC_RESP_BACKLOG	1024	/* requests queued behind a READ */
+#define VRNIC_GRH_BYTES		40
+
+enum vrnic_resp_res {
+	RESP_OK,
+	RESP_RNR,		/* no receive WQE: RNR NAK (RC) */
+	RESP_NAK_INV,		/* invalid request */
+	RESP_NAK_ACC,		/* remote access error */
+	RESP_NAK_OP,		/* remote operational error */
+	RESP_ERR,		/* local error already completed: QP to ERR */
+};
+
+static inline void *vrnic_payload(struct vrnic_pkt *pkt)
+{
+	return pkt->hdr + vrnic_opcode[pkt->opcode].length;
+}
+
+static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
+			    u32 payload)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->dst_cache, xp->sport,
+			skb)) {
+		xp->rq_stats.tx_packets++;
+		xp->rq_stats.tx_bytes += payload;
+	}
+}
+
+/* A response packet with room for @payload bytes; headers set. */
+static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
+					u32 payload, u8 syn)
+{
+	const struct vrnic_opcode_info *info = &vrnic_opcode[op];
+	u32 pad = -payload & 3;
+	struct sk_buff *skb;
+	u8 *hdr;
+
+	skb = vrnic_skb_alloc(vrnic_qp_dev(qp), info->length + payload + pad +
+				 VRNIC_ICRC_BYTES);
+	if (!skb)
+		return NULL;
+	hdr = skb->data;
+	bth_set((struct vrnic_bth *)hdr, op, false, pad, VRNIC_DEFAULT_PKEY,
+		qp->attr.dest_qp_num, false, psn);
+	if (info->mask & VRNIC_M_AETH)
+		aeth_set((void *)(hdr + info->off_aeth), syn, qp->xport.msn);
+	memset(hdr + info->length + payload, 0, pad);
+	return skb;
+}
+
+/* ACK or NAK (IBA 9.7.5.1.1) for @psn. */
+static void vrnic_send_ack(struct vrnic_qp *qp, u8 syn, u32 psn)
+{
+	struct sk_buff *skb;
+
+	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn);
+	if (skb)
+		vrnic_resp_xmit(qp, skb, 0);
+}
+
+static void vrnic_send_nak(struct vrnic_qp *qp, u8 code, u32 psn)
+{
+	vrnic_send_ack(qp, VRNIC_AETH_NAK | code, psn);
+}
+
+static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
+{
+	u8 op = VRNIC_OP_RC | VRNIC_ATOMIC_ACK;
+	struct vrnic_atmack *ack;
+	struct sk_buff *skb;
+
+	skb = vrnic_resp_alloc(qp, op, psn, 0,
+			       VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID);
+	if (!skb)
+		return;
+	ack = (void *)(skb->data + vrnic_opcode[op].off_atmack);
+	ack->orig = cpu_to_be64(orig);
+	vrnic_resp_xmit(qp, skb, 0);
+}
+
+/* Enter ERR from the responder: flush the RQ now, the SQ from its side. */
+static void vrnic_resp_error(struct vrnic_qp *qp)
+{
+	vrnic_qp_error(qp);
+	vrnic_rq_flush(qp);
+	qp->xport.in_msg = false;
+	if (!qp->xport.dying)
+		queue_work(vrnic_wq, &qp->xport.req_work);
+}
+
+/* Post the completion of the held receive WQE and release it. */
+static int vrnic_resp_complete(struct vrnic_qp *qp, struct vrnic_recv_wqe *rwqe,
+			       struct ib_wc *wc, bool solicited)
+{
+	int err;
+
+	wc->wr_id = rwqe->wr_id;
+	wc->qp = &qp->ibqp;
+	wc->port_num = 1;
+	err = vrnic_cq_post(qp->rcq, wc, solicited);
+	vrnic_rq_done(qp);
+	return err;
+}
+
+/* A receive WQE could not take the data: complete it with @st. */
+static void vrnic_resp_fail_rwqe(struct vrnic_qp *qp,
+				 struct vrnic_recv_wqe *rwqe,
+				 enum ib_wc_status st)
+{
+	struct ib_wc wc = {
+		.status = st,
+		.opcode = IB_WC_RECV,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	vrnic_resp_complete(qp, rwqe, &wc, false);
+}
+
+/* SEND packets of RC and UC. */
+static int vrnic_resp_send(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_recv_wqe *rwqe;
+	struct ib_wc wc = {};
+	int err;
+
+	if (((pkt->mask & VRNIC_M_FULL) && pkt->paylen != xp->mtu) ||
+	    pkt->paylen > xp->mtu)
+		return RESP_NAK_INV;
+	rwqe = vrnic_rq_get(qp);
+	if (!rwqe)
+		return RESP_RNR;
+	if (rwqe->status != IB_WC_SUCCESS) {
+		vrnic_resp_fail_rwqe(qp, rwqe, rwqe->status);
+		return RESP_ERR;
+	}
+	if (pkt->mask & VRNIC_M_FIRST)
+		vrnic_dma_seek(&rwqe->dma, 0);
+	if (pkt->paylen > rwqe->dma.resid) {
+		vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_LEN_ERR);
+		return RESP_NAK_INV;
+	}
+	if (pkt->paylen) {
+		err = vrnic_dma_copy(qp->pd, &rwqe->dma, vrnic_payload(pkt),
+				     pkt->paylen, VRNIC_TO_MR);
+		if (err) {
+			vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_PROT_ERR);
+			return RESP_NAK_OP;
+		}
+	}
+	if (!(pkt->mask & VRNIC_M_LAST))
+		return RESP_OK;
+
+	wc.status = IB_WC_SUCCESS;
+	wc.opcode = IB_WC_RECV;
+	wc.byte_len = rwqe->dma.length - rwqe->dma.resid;
+	wc.src_qp = qp->attr.dest_qp_num;
+	if (info->mask & VRNIC_M_IMMDT) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = ((struct vrnic_immdt *)
+				  (pkt->hdr + info->off_immdt))->imm;
+	}
+	if (info->mask & VRNIC_M_IETH) {
+		u32 rkey = be32_to_cpu(((struct vrnic_ieth *)
+					(pkt->hdr + info->off_ieth))->rkey);
+
+		if (vrnic_mr_invalidate(qp, rkey)) {
+			vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_REM_INV_REQ_ERR);
+			return RESP_NAK_OP;
+		}
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = rkey;
+	}
+	if (vrnic_resp_complete(qp, rwqe, &wc,
+				bth_se((struct vrnic_bth *)pkt->hdr)))
+		return RESP_ERR;
+	return RESP_OK;
+}
+
+/* RDMA WRITE packets of RC and UC. */
+static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_recv_wqe *rwqe = NULL;
+	struct vrnic_mr *mr;
+
+	if (((pkt->mask & VRNIC_M_FULL) && pkt->paylen != xp->mtu) ||
+	    pkt->paylen > xp->mtu)
+		return RESP_NAK_INV;
+
+	if (pkt->mask & VRNIC_M_FIRST) {
+		struct vrnic_reth *reth = (void *)(pkt->hdr + info->off_reth);
+		u32 len = reth_len(reth);
+
+		if (len > SZ_2G)
+			return RESP_NAK_INV;
+		/* IBA 9.7.4.1.3: a zero-length WRITE checks no rkey. */
+		if (len) {
+			mr = vrnic_mr_get(qp->pd, reth_rkey(reth), reth_va(reth),
+					  len, IB_ACCESS_REMOTE_WRITE);
+			if (IS_ERR(mr))
+				return RESP_NAK_ACC;
+			vrnic_mr_put(mr);
+		}
+		xp->wr_rkey = reth_rkey(reth);
+		xp->wr_va = reth_va(reth);
+		xp->wr_resid = len;
+		xp->wr_len = len;
+	}
+	if (pkt->paylen > xp->wr_resid)
+		return RESP_NAK_INV;
+	if ((pkt->mask & VRNIC_M_LAST) && pkt->paylen != xp->wr_resid)
+		return RESP_NAK_INV;
+
+	/* Check for the receive WQE before writing: RNR retries resend. */
+	if (pkt->mask & VRNIC_M_RWR) {
+		rwqe = vrnic_rq_get(qp);
+		if (!rwqe)
+			return RESP_RNR;
+		if (rwqe->status != IB_WC_SUCCESS) {
+			vrnic_resp_fail_rwqe(qp, rwqe, rwqe->status);
+			return RESP_ERR;
+		}
+	}
+
+	if (pkt->paylen) {
+		/* Checked again per packet: the MR may have gone. */
+		mr = vrnic_mr_get(qp->pd, xp->wr_rkey, xp->wr_va, pkt->paylen,
+				  IB_ACCESS_REMOTE_WRITE);
+		if (IS_ERR(mr))
+			return RESP_NAK_ACC;
+		vrnic_mr_copy(mr, xp->wr_va, vrnic_payload(pkt), pkt->paylen,
+			      VRNIC_TO_MR);
+		vrnic_mr_put(mr);
+		xp->wr_va += pkt->paylen;
+		xp->wr_resid -= pkt->paylen;
+	}
+
+	if (rwqe) {
+		struct ib_wc wc = {
+			.status = IB_WC_SUCCESS,
+			.opcode = IB_WC_RECV_RDMA_WITH_IMM,
+			.byte_len = xp->wr_len,
+			.src_qp = qp->attr.dest_qp_num,
+			.wc_flags = IB_WC_WITH_IMM,
+		};
+
+		wc.ex.imm_data = ((struct vrnic_immdt *)
+				  (pkt->hdr + info->off_immdt))->imm;
+		if (vrnic_resp_complete(qp, rwqe, &wc,
+					bth_se((struct vrnic_bth *)pkt->hdr)))
+			return RESP_ERR;
+	}
+	return RESP_OK;
+}
+
+static u32 vrnic_resp_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/*
+ * Send up to @budget responses of the READ in @res.  Return true when
+ * the READ is finished (or abandoned).
+ */
+static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
+				   struct vrnic_rdres *res, int budget)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 mtu = xp->mtu, n;
+	struct vrnic_mr *mr;
+	struct sk_buff *skb;
+	bool first, last;
+	u8 op;
+
+	while (res->valid && vrnic_psn_cmp(res->cur_psn, res->last_psn) <= 0) {
+		if (budget-- <= 0)
+			return false;
+		n = min(res->resid, mtu);
+		first = res->cur_psn == res->start_psn;
+		last = res->cur_psn == res->last_psn;
+		if (first && last)
+			op = VRNIC_READ_RESP_ONLY;
+		else if (first)
+			op = VRNIC_READ_RESP_FIRST;
+		else if (last)
+			op = VRNIC_READ_RESP_LAST;
+		else
+			op = VRNIC_READ_RESP_MIDDLE;
+		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
+				       VRNIC_AETH_ACK |
+				       VRNIC_AETH_CREDIT_INVALID);
+		if (!skb)
+			return false;	/* retry from the work item */
+		if (n) {
+			mr = vrnic_mr_get(qp->pd, res->rkey, res->va, n,
+					  IB_ACCESS_REMOTE_READ);
+			if (IS_ERR(mr)) {
+				kfree_skb(skb);
+				res->valid = false;
+				xp->rq_stats.access_errors++;
+				vrnic_counter_inc(vrnic_qp_dev(qp),
+						  VRNIC_CNT_ACCESS_ERRORS);
+				vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS,
+					       res->cur_psn);
+				return true;
+			}
+			vrnic_mr_copy(mr, res->va,
+				      skb->data + vrnic_opcode[VRNIC_OP_RC | op].length,
+				      n, VRNIC_FROM_MR);
+			vrnic_mr_put(mr);
+		}
+		vrnic_resp_xmit(qp, skb, n);
+		res->va += n;
+		res->resid -= n;
+		res->cur_psn = vrnic_psn_add(res->cur_psn, 1);
+	}
+	return true;
+}
+
+/* Stream @res now, or hand it to the work item if it is long. */
+static void vrnic_resp_read_start(struct vrnic_qp *qp, struct vrnic_rdres *res)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (vrnic_resp_read_stream(qp, res, VRNIC_RESP_BUDGET))
+		return;
+	xp->res_cur = res;
+	xp->resp_busy = true;
+	queue_work(vrnic_wq, &xp->resp_work);
+}
+
+static struct vrnic_rdres *vrnic_resp_res_alloc(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_rdres *res;
+
+	if (!xp->nres)
+		return NULL;
+	res = &xp->res[xp->res_head];
+	xp->res_head = (xp->res_head + 1) % xp->nres;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static int vrnic_resp_read(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_reth *reth = (void *)(pkt->hdr + info->off_reth);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 len = reth_len(reth), span;
+	struct vrnic_rdres *res;
+	struct vrnic_mr *mr;
+
+	if (len > SZ_2G)
+		return RESP_NAK_INV;
+	if (len) {
+		mr = vrnic_mr_get(qp->pd, reth_rkey(reth), reth_va(reth), len,
+				  IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return RESP_NAK_ACC;
+		vrnic_mr_put(mr);
+	}
+	res = vrnic_resp_res_alloc(qp);
+	if (!res)
+		return RESP_NAK_INV;	/* max_dest_rd_atomic is 0 */
+	span = vrnic_resp_npkts(len, xp->mtu);
+	res->opcode = VRNIC_READ_REQUEST;
+	res->valid = true;
+	res->first_psn = pkt->psn;
+	res->start_psn = pkt->psn;
+	res->cur_psn = pkt->psn;
+	res->last_psn = vrnic_psn_add(pkt->psn, span - 1);
+	res->rkey = reth_rkey(reth);
+	res->va = reth_va(reth);
+	res->resid = len;
+
+	xp->epsn = vrnic_psn_add(res->last_psn, 1);
+	xp->msn++;
+	vrnic_resp_read_start(qp, res);
+	return RESP_OK;
+}
+
+static int vrnic_resp_atomic(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_atmeth *a = (void *)(pkt->hdr + info->off_atmeth);
+	bool cas = (pkt->opcode & 0x1f) == VRNIC_CMP_SWAP;
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_rdres *res;
+	struct vrnic_mr *mr;
+	u64 orig;
+	int err;
+
+	if (atmeth_va(a) & 7)
+		return RESP_NAK_INV;	/* IBA 9.4.5: naturally aligned */
+	mr = vrnic_mr_get(qp->pd, atmeth_rkey(a), atmeth_va(a), 8,
+			  IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return RESP_NAK_ACC;
+	err = vrnic_mr_atomic(mr, atmeth_va(a), cas,
+			      cas ? atmeth_compare(a) : atmeth_swap_add(a),
+			      atmeth_swap_add(a), &orig);
+	vrnic_mr_put(mr);
+	if (err)
+		return RESP_NAK_INV;
+	res = vrnic_resp_res_alloc(qp);
+	if (res) {
+		res->opcode = pkt->opcode & 0x1f;
+		res->valid = true;
+		res->first_psn = pkt->psn;
+		res->last_psn = pkt->psn;
+		res->orig = orig;
+	}
+	xp->epsn = vrnic_psn_add(pkt->psn, 1);
+	xp->msn++;
+	vrnic_send_atomic_ack(qp, pkt->psn, orig);
+	return RESP_OK;
+}
+
+/* IBA 9.7.5.1.2: a request with a PSN we already executed. */
+static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_rdres *res = NULL;
+	u32 i;
+
+	xp->rq_stats.dup_requests++;
+	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_DUP_REQUESTS);
+
+	if (pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE)) {
+		/* Already executed: acknowledge everything up to now. */
+		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
+		    vrnic_psn_add(pkt->psn, 1) == xp->epsn)
+			vrnic_send_ack(qp, VRNIC_AETH_ACK |
+				       VRNIC_AETH_CREDIT_INVALID,
+				       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
+		return;
+	}
+
+	for (i = 0; i < xp->nres; i++) {
+		struct vrnic_rdres *r = &xp->res[i];
+
+		if (r->valid &&
+		    vrnic_psn_cmp(pkt->psn, r->first_psn) >= 0 &&
+		    vrnic_psn_cmp(pkt->psn, r->last_psn) <= 0) {
+			res = r;
+			break;
+		}
+	}
+	if (!res)
+		return;		/* too old to answer: the requester times out */
+
+	if (pkt->mask & VRNIC_M_ATOMIC) {
+		/* Replay the saved result, never execute twice. */
+		if (res->opcode != VRNIC_READ_REQUEST &&
+		    pkt->psn == res->first_psn)
+			vrnic_send_atomic_ack(qp, pkt->psn, res->orig);
+		return;
+	}
+	if (res->opcode == VRNIC_READ_REQUEST) {
+		struct vrnic_reth *reth = (void *)(pkt->hdr + info->off_reth);
+		u32 len = reth_len(reth);
+		struct vrnic_mr *mr;
+
+		/* Re-execute from the requested PSN, checking access anew. */
+		if (len > SZ_2G ||
+		    vrnic_psn_add(pkt->psn,
+				  vrnic_resp_npkts(len, xp->mtu) - 1) !=
+		    res->last_psn)
+			return;
+		if (len) {
+			mr = vrnic_mr_get(qp->pd, reth_rkey(reth),
+					  reth_va(reth), len,
+					  IB_ACCESS_REMOTE_READ);
+			if (IS_ERR(mr)) {
+				vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS,
+					       pkt->psn);
+				return;
+			}
+			vrnic_mr_put(mr);
+		}
+		res->start_psn = pkt->psn;
+		res->cur_psn = pkt->psn;
+		res->rkey = reth_rkey(reth);
+		res->va = reth_va(reth);
+		res->resid = len;
+		vrnic_resp_read_start(qp, res);
+	}
+}
+
+static void vrnic_resp_count_nak(struct vrnic_qp *qp, int res)
+{
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+
+	if (res == RESP_NAK_ACC) {
+		qp->xport.rq_stats.access_errors++;
+		vrnic_counter_inc(vdev, VRNIC_CNT_ACCESS_ERRORS);
+	}
+}
+
+static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	u32 kind = pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE |
+				VRNIC_M_READ | VRNIC_M_ATOMIC);
+	int cmp = vrnic_psn_cmp(pkt->psn, xp->epsn);
+	int res;
+
+	if (cmp > 0) {
+		/* IBA 9.7.5.1.1: one sequence NAK per gap. */
+		vrnic_counter_inc(vdev, VRNIC_CNT_OUT_OF_SEQ_REQUESTS);
+		if (!xp->nak_sent) {
+			xp->nak_sent = true;
+			xp->rq_stats.seq_naks++;
+			vrnic_counter_inc(vdev, VRNIC_CNT_SEQ_ERR_NAKS_SENT);
+			vrnic_send_nak(qp, VRNIC_NAK_PSN_SEQ, xp->epsn);
+		}
+		return;
+	}
+	if (cmp < 0) {
+		vrnic_resp_dup(qp, skb);
+		return;
+	}
+
+	/* Opcode sequence (IBA 9.7.5.1.3). */
+	if (xp->in_msg ? (!(pkt->mask & (VRNIC_M_MIDDLE | VRNIC_M_LAST)) ||
+			  kind != xp->cur_kind) :
+			 !(pkt->mask & VRNIC_M_FIRST)) {
+		res = RESP_NAK_INV;
+		goto nak;
+	}
+
+	switch (kind) {
+	case VRNIC_M_SEND:
+		res = vrnic_resp_send(qp, skb);
+		break;
+	case VRNIC_M_WRITE:
+		res = vrnic_resp_write(qp, skb);
+		break;
+	case VRNIC_M_READ:
+		res = vrnic_resp_read(qp, skb);
+		if (res == RESP_OK)
+			xp->nak_sent = false;
+		goto nak;
+	default:
+		res = vrnic_resp_atomic(qp, skb);
+		if (res == RESP_OK)
+			xp->nak_sent = false;
+		goto nak;
+	}
+	if (res == RESP_OK) {
+		xp->nak_sent = false;
+		xp->epsn = vrnic_psn_add(pkt->psn, 1);
+		xp->in_msg = !(pkt->mask & VRNIC_M_LAST);
+		xp->cur_kind = kind;
+		if (pkt->mask & VRNIC_M_LAST)
+			xp->msn++;
+		if (bth_ackreq((struct vrnic_bth *)pkt->hdr))
+			vrnic_send_ack(qp, VRNIC_AETH_ACK |
+				       VRNIC_AETH_CREDIT_INVALID, pkt->psn);
+		return;
+	}
+nak:
+	switch (res) {
+	case RESP_OK:
+		return;
+	case RESP_RNR:
+		xp->rq_stats.rnr_naks++;
+		vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_SENT);
+		vrnic_send_ack(qp, VRNIC_AETH_RNR_NAK |
+			       (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
+		return;
+	case RESP_NAK_INV:
+		vrnic_send_nak(qp, VRNIC_NAK_INVALID_REQ, pkt->psn);
+		break;
+	case RESP_NAK_ACC:
+		vrnic_resp_count_nak(qp, res);
+		vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS, pkt->psn);
+		break;
+	case RESP_NAK_OP:
+		vrnic_send_nak(qp, VRNIC_NAK_REM_OP, pkt->psn);
+		break;
+	default:
+		break;
+	}
+	/* Class B/C errors (IBA 9.9.3): the responder QP goes to ERR. */
+	vrnic_resp_error(qp);
+}
+
+static void vrnic_resp_uc(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 kind = pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE);
+	int res;
+
+	/*
+	 * IBA 9.8.2: a lost packet aborts the message in progress; the
+	 * receive WQE stays for the next message, which must start with a
+	 * FIRST or ONLY packet.
+	 */
+	if (pkt->psn != xp->epsn ||
+	    (xp->in_msg && (kind != xp->cur_kind ||
+			    (pkt->mask & VRNIC_M_FIRST)))) {
+		if (xp->in_msg && qp->rwqe)
+			vrnic_dma_seek(&qp->rwqe->dma, 0);
+		xp->in_msg = false;
+	}
+	xp->epsn = vrnic_psn_add(pkt->psn, 1);
+	if (!xp->in_msg && !(pkt->mask & VRNIC_M_FIRST)) {
+		xp->rq_stats.drops++;
+		return;
+	}
+
+	res = kind == VRNIC_M_SEND ? vrnic_resp_send(qp, skb) :
+				     vrnic_resp_write(qp, skb);
+	if (res == RESP_OK) {
+		xp->in_msg = !(pkt->mask & VRNIC_M_LAST);
+		xp->cur_kind = kind;
+		return;
+	}
+	xp->rq_stats.drops++;
+	if (res == RESP_ERR) {
+		vrnic_resp_error(qp);
+		return;
+	}
+	/* Silently drop the rest of the message (no NAKs on UC). */
+	if (xp->in_msg && qp->rwqe)
+		vrnic_dma_seek(&qp->rwqe->dma, 0);
+	xp->in_msg = false;
+	vrnic_resp_count_nak(qp, res);
+}
+
+static void vrnic_resp_ud(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_deth *deth = (void *)(pkt->hdr + info->off_deth);
+	struct vrnic_recv_wqe *rwqe;
+	u8 grh[VRNIC_GRH_BYTES];
+	struct ib_wc wc = {};
+	int err;
+
+	rwqe = vrnic_rq_get(qp);
+	if (!rwqe) {
+		qp->xport.rq_stats.drops++;	/* UD has no RNR */
+		return;
+	}
+	if (rwqe->status != IB_WC_SUCCESS) {
+		vrnic_resp_fail_rwqe(qp, rwqe, rwqe->status);
+		vrnic_resp_error(qp);
+		return;
+	}
+	vrnic_dma_seek(&rwqe->dma, 0);
+	if (VRNIC_GRH_BYTES + pkt->paylen > rwqe->dma.length) {
+		vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_LEN_ERR);
+		return;
+	}
+
+	/* IBA 11.4.1.1 / RoCEv2: the first 40 bytes get the "GRH", i.e. the
+	 * IPv6 header, or the IPv4 header in the last 20 of them.
+	 */
+	if (pkt->family == AF_INET) {
+		memset(grh, 0, 20);
+		memcpy(grh + 20, ip_hdr(skb), 20);
+		wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	} else {
+		memcpy(grh, ipv6_hdr(skb), VRNIC_GRH_BYTES);
+		wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	}
+	err = vrnic_dma_copy(qp->pd, &rwqe->dma, grh, sizeof(grh),
+			     VRNIC_TO_MR);
+	if (!err && pkt->paylen)
+		err = vrnic_dma_copy(qp->pd, &rwqe->dma, vrnic_payload(pkt),
+				     pkt->paylen, VRNIC_TO_MR);
+	if (err) {
+		vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_PROT_ERR);
+		vrnic_resp_error(qp);
+		return;
+	}
+
+	wc.status = IB_WC_SUCCESS;
+	wc.opcode = IB_WC_RECV;
+	wc.byte_len = VRNIC_GRH_BYTES + pkt->paylen;
+	wc.src_qp = deth_sqp(deth);
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (info->mask & VRNIC_M_IMMDT) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = ((struct vrnic_immdt *)
+				  (pkt->hdr + info->off_immdt))->imm;
+	}
+	if (skb_mac_header_was_set(skb) &&
+	    skb_network_header(skb) - skb_mac_header(skb) >= ETH_HLEN) {
+		memcpy(wc.smac, eth_hdr(skb)->h_source, ETH_ALEN);
+		wc.wc_flags |= IB_WC_WITH_SMAC;
+	}
+	if (vrnic_resp_complete(qp, rwqe, &wc,
+				bth_se((struct vrnic_bth *)pkt->hdr)))
+		vrnic_resp_error(qp);
+}
+
+/* Execute one request; @rq_lock held.  Does not free @skb. */
+static void vrnic_resp_one(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		vrnic_rq_flush(qp);
+		return;
+	}
+	xp->rq_stats.rx_packets++;
+	xp->rq_stats.rx_bytes += vrnic_pkt(skb)->paylen;
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		vrnic_resp_rc(qp, skb);
+		break;
+	case IB_QPT_UC:
+		vrnic_resp_uc(qp, skb);
+		break;
+	default:
+		vrnic_resp_ud(qp, skb);
+		break;
+	}
+}
+
+/**
+ * vrnic_resp_rcv - handle a request packet
+ * @qp: destination QP
+ * @skb: the packet, parsed and verified by vrnic_rcv(); consumed
+ */
+void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	spin_lock_bh(&xp->rq_lock);
+	if (xp->resp_busy) {
+		if (skb_queue_len(&xp->backlog) < VRNIC_RESP_BACKLOG) {
+			__skb_queue_tail(&xp->backlog, skb);
+			skb = NULL;
+		} else {
+			xp->rq_stats.drops++;
+		}
+	} else {
+		vrnic_resp_one(qp, skb);
+	}
+	spin_unlock_bh(&xp->rq_lock);
+	if (skb)
+		consume_skb(skb);
+}
+
+/* The responder's work item: finish a long READ, then the backlog. */
+void vrnic_resp_work(struct work_struct *work)
+{
+	struct vrnic_qp *qp = container_of(work, struct vrnic_qp,
+					   xport.resp_work);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct sk_buff *skb;
+	int budget = 256;
+
+	spin_lock_bh(&xp->rq_lock);
+	while (!xp->dying) {
+		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+			vrnic_rq_flush(qp);
+			__skb_queue_purge(&xp->backlog);
+			xp->res_cur = NULL;
+			xp->resp_busy = false;
+			break;
+		}
+		if (budget <= 0) {
+			spin_unlock_bh(&xp->rq_lock);
+			queue_work(vrnic_wq, work);
+			return;
+		}
+		if (xp->res_cur) {
+			bool done = vrnic_resp_read_stream(qp, xp->res_cur,
+							   VRNIC_RESP_BUDGET);
+
+			budget -= VRNIC_RESP_BUDGET;
+			if (done)
+				xp->res_cur = NULL;
+			/* Let softirqs (our peer's receive path) run. */
+			spin_unlock_bh(&xp->rq_lock);
+			cond_resched();
+			spin_lock_bh(&xp->rq_lock);
+			continue;
+		}
+		skb = __skb_dequeue(&xp->backlog);
+		if (!skb) {
+			xp->resp_busy = false;
+			break;
+		}
+		vrnic_resp_one(qp, skb);
+		budget--;
+		spin_unlock_bh(&xp->rq_lock);
+		consume_skb(skb);
+		spin_lock_bh(&xp->rq_lock);
+	}
+	spin_unlock_bh(&xp->rq_lock);
+}
