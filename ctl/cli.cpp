@@ -110,6 +110,19 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     register_config(app, ctx);
     register_monitor(app, ctx);
 
+    // CLI11 reports an unknown OBJECT as "a subcommand is required"; name it.
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a.empty() || a[0] == '-')
+            continue;
+        bool known = false;
+        for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+            known = known || sub->check_name(a);
+        if (!known)
+            return ctx.usage("unknown object \"" + a + "\" (see rdmactl --help)");
+        break;
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help, --version

@@ -68,7 +68,7 @@ u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len)
 		memcpy(iph, ip_hdr(skb), iplen);
 		iph->tos = 0xff;
 		iph->ttl = 0xff;
-		iph->check = htons(0xffff);
+		iph->check = (__force __sum16)0xffff;
 	} else {
 		struct ipv6hdr *ip6h = (struct ipv6hdr *)pseudo;
 
@@ -81,7 +81,7 @@ u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len)
 	}
 	udph = (struct udphdr *)(pseudo + iplen);
 	memcpy(udph, udp_hdr(skb), sizeof(*udph));
-	udph->check = htons(0xffff);
+	udph->check = (__force __sum16)0xffff;
 	memcpy(udph + 1, bth, VRNIC_BTH_BYTES);
 	((struct vrnic_bth *)(udph + 1))->qpn |= cpu_to_be32(0xff000000);
 

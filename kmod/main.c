@@ -280,6 +280,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&vdev->list);
 	mutex_unlock(&vrnic_dev_mutex);
 
+	vrnic_verbs_cleanup(vdev);
 	vrnic_udp_put(vdev);
 	vrnic_config_free(vdev);
 	free_percpu(vdev->stats);
@@ -370,6 +371,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	err = vrnic_udp_get(vdev);
 	if (err)
 		goto err_free_config;
+	vrnic_verbs_init(vdev);
 
 	/*
 	 * From here on vrnic_dealloc_driver() owns the cleanup: ib_core calls

@@ -92,12 +92,14 @@ static inline void *vrnic_queue_slot(const struct vrnic_queue *q, u32 index)
 /* Consumer side: the producer index as published, masked. */
 static inline u32 vrnic_queue_load_prod(const struct vrnic_queue *q)
 {
+	/* Pairs with the producer's release: slot contents are visible. */
 	return smp_load_acquire(&q->buf->producer_index) & q->index_mask;
 }
 
 /* Producer side: the consumer index as published, masked. */
 static inline u32 vrnic_queue_load_cons(const struct vrnic_queue *q)
 {
+	/* Pairs with the consumer's release: it is done with the slot. */
 	return smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
 }
 
@@ -123,6 +125,7 @@ static inline u32 vrnic_queue_count(const struct vrnic_queue *q)
 static inline void vrnic_queue_advance_cons(struct vrnic_queue *q)
 {
 	q->cons = vrnic_queue_next(q, q->cons);
+	/* Our reads of the slot complete before the producer may reuse it. */
 	smp_store_release(&q->buf->consumer_index, q->cons);
 }
 
@@ -130,7 +133,20 @@ static inline void vrnic_queue_advance_cons(struct vrnic_queue *q)
 static inline void vrnic_queue_advance_prod(struct vrnic_queue *q)
 {
 	q->prod = vrnic_queue_next(q, q->prod);
+	/* The slot contents are visible before the new index. */
 	smp_store_release(&q->buf->producer_index, q->prod);
+}
+
+/*
+ * Empty the ring (QP entering RESET); the caller holds the lock of the
+ * kernel-owned side and the wire no longer uses the ring.
+ */
+static inline void vrnic_queue_reset(struct vrnic_queue *q)
+{
+	q->prod = 0;
+	q->cons = 0;
+	WRITE_ONCE(q->buf->producer_index, 0);
+	WRITE_ONCE(q->buf->consumer_index, 0);
 }
 
 #endif /* VRNIC_QUEUE_H */

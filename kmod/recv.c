@@ -12,6 +12,7 @@
 #include <linux/udp.h>
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
+#include <asm/unaligned.h>
 
 #include "vrnic.h"
 #include "verbs.h"

@@ -638,3 +638,210 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 	if (!xp->dying)
 		queue_work(vrnic_wq, &xp->req_work);
 }
+
+/* ------------------------------------------------------------------ */
+/* QP life cycle hooks (called by qp.c, process context).             */
+
+int vrnic_xport_init(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	int err;
+
+	err = dst_cache_init(&xp->dst_cache, GFP_KERNEL);
+	if (err)
+		return err;
+	spin_lock_init(&xp->sq_lock);
+	spin_lock_init(&xp->rq_lock);
+	timer_setup(&xp->retrans_timer, vrnic_req_retrans_timer, 0);
+	timer_setup(&xp->rnr_timer, vrnic_req_rnr_timer, 0);
+	INIT_WORK(&xp->req_work, vrnic_req_work);
+	INIT_WORK(&xp->resp_work, vrnic_resp_work);
+	skb_queue_head_init(&xp->backlog);
+	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
+	xp->send_idx = vrnic_sq_cons(qp);
+	xp->init_idx = xp->send_idx;
+	return 0;
+}
+
+/* Responder resources sized by max_dest_rd_atomic (at least one). */
+static int vrnic_xport_resize_res(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 n = max_t(u32, qp->attr.max_dest_rd_atomic, 1);
+	struct vrnic_rdres *res, *old;
+
+	if (n == xp->nres)
+		return 0;
+	res = kcalloc(n, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	spin_lock_bh(&xp->rq_lock);
+	old = xp->res;
+	xp->res = res;
+	xp->nres = n;
+	xp->res_head = 0;
+	xp->res_cur = NULL;
+	spin_unlock_bh(&xp->rq_lock);
+	kfree(old);
+	return 0;
+}
+
+static void vrnic_xport_reset(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+
+	spin_lock_bh(&xp->sq_lock);
+	xp->send_idx = vrnic_sq_cons(qp);
+	xp->init_idx = xp->send_idx;
+	xp->send_off = 0;
+	xp->rd_atomic_out = 0;
+	xp->noack_pkts = 0;
+	xp->rnr_wait = false;
+	xp->sq_err = false;
+	spin_unlock_bh(&xp->sq_lock);
+
+	spin_lock_bh(&xp->rq_lock);
+	xp->msn = 0;
+	xp->in_msg = false;
+	xp->nak_sent = false;
+	xp->resp_busy = false;
+	xp->res_cur = NULL;
+	if (xp->res)
+		memset(xp->res, 0, xp->nres * sizeof(*xp->res));
+	__skb_queue_purge(&xp->backlog);
+	spin_unlock_bh(&xp->rq_lock);
+}
+
+/**
+ * vrnic_xport_modify - apply modify_qp to the transport
+ * @qp: the QP; qp->attr and qp->state already hold the new values
+ * @attr: the attributes as passed to modify_qp
+ * @mask: IB_QP_* attributes that changed
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
+		       int mask)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	int err;
+
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET)
+		vrnic_xport_reset(qp);
+
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) || !xp->res) {
+		err = vrnic_xport_resize_res(qp);
+		if (err)
+			return err;
+	}
+
+	spin_lock_bh(&xp->sq_lock);
+	if (mask & IB_QP_PATH_MTU)
+		xp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
+		xp->sport = vrnic_sport(qp->av.flow_label, qp->ibqp.qp_num,
+					qp->attr.dest_qp_num);
+		dst_cache_reset(&xp->dst_cache);
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		xp->req_psn = qp->attr.sq_psn & VRNIC_PSN_MASK;
+		xp->comp_psn = xp->req_psn;
+		xp->max_psn = xp->req_psn;
+	}
+	if (mask & IB_QP_RETRY_CNT)
+		xp->retry_left = qp->attr.retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		xp->rnr_left = qp->attr.rnr_retry;
+	spin_unlock_bh(&xp->sq_lock);
+
+	if (mask & IB_QP_RQ_PSN) {
+		spin_lock_bh(&xp->rq_lock);
+		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;
+		xp->in_msg = false;
+		xp->nak_sent = false;
+		spin_unlock_bh(&xp->rq_lock);
+	}
+
+	if (mask & IB_QP_STATE) {
+		switch (attr->qp_state) {
+		case IB_QPS_ERR:
+			/* Flush both queues from the engines' own context. */
+			queue_work(vrnic_wq, &xp->resp_work);
+			fallthrough;
+		case IB_QPS_RTS:
+			queue_work(vrnic_wq, &xp->req_work);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/**
+ * vrnic_xport_destroy - stop the engines of a QP that is going away
+ * @qp: the QP, already out of the QPN table with no lookups in flight
+ */
+void vrnic_xport_destroy(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	spin_lock_bh(&xp->sq_lock);
+	xp->dying = true;
+	spin_unlock_bh(&xp->sq_lock);
+	spin_lock_bh(&xp->rq_lock);
+	spin_unlock_bh(&xp->rq_lock);
+
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+	cancel_work_sync(&xp->req_work);
+	cancel_work_sync(&xp->resp_work);
+	/* A timer may have fired while the work ran. */
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+
+	__skb_queue_purge(&xp->backlog);
+	dst_cache_destroy(&xp->dst_cache);
+	kfree(xp->res);
+	xp->res = NULL;
+}
+
+/**
+ * vrnic_qp_stats_read - snapshot of a QP's transport counters
+ * @qp: the QP
+ * @out: filled with the sum of the send and receive side counters
+ */
+void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out)
+{
+	const u64 *a = (const u64 *)&qp->xport.sq_stats;
+	const u64 *b = (const u64 *)&qp->xport.rq_stats;
+	u64 *o = (u64 *)out;
+	size_t i;
+
+	for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
+		o[i] = READ_ONCE(a[i]) + READ_ONCE(b[i]);
+}
+
+int vrnic_wire_init(void)
+{
+	int err;
+
+	err = vrnic_icrc_init();
+	if (err)
+		return err;
+	vrnic_wq = alloc_workqueue("vrnic", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!vrnic_wq) {
+		vrnic_icrc_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void vrnic_wire_exit(void)
+{
+	destroy_workqueue(vrnic_wq);
+	vrnic_icrc_exit();
+}

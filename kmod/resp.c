@@ -614,10 +614,8 @@ nak:
 		vrnic_resp_count_nak(qp, res);
 		vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS, pkt->psn);
 		break;
-	case RESP_NAK_OP:
+	default:	/* RESP_NAK_OP, RESP_ERR */
 		vrnic_send_nak(qp, VRNIC_NAK_REM_OP, pkt->psn);
-		break;
-	default:
 		break;
 	}
 	/* Class B/C errors (IBA 9.9.3): the responder QP goes to ERR. */

@@ -83,6 +83,7 @@ struct vrnic_rdres {
 	bool valid;
 	u32 first_psn;
 	u32 last_psn;
+	u32 start_psn;		/* READ: PSN of this (re)execution's FIRST */
 	u32 cur_psn;		/* READ: next response PSN to send */
 	u32 rkey;
 	u64 va;			/* READ: address of the next response */
@@ -180,6 +181,12 @@ void vrnic_xport_destroy(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
 void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
+/*
+ * Largest RoCEv2 overhead on top of the IB payload: IPv6 (40) + UDP (8) +
+ * BTH (12) + RETH (16) + ImmDt (4) + ICRC (4).
+ */
+#define VRNIC_ROCE_HDR_MAX	84
+
 /* Module init/exit (called from main.c). */
 int vrnic_wire_init(void);
 void vrnic_wire_exit(void);
@@ -197,15 +204,25 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
 
-/* req.c / comp.c / resp.c */
+/* req.c */
 extern struct workqueue_struct *vrnic_wq;
 void vrnic_req_work(struct work_struct *work);
 void vrnic_req_retrans_timer(struct timer_list *t);
 void vrnic_req_rnr_timer(struct timer_list *t);
+void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn);
+void vrnic_req_arm_timer(struct vrnic_qp *qp);
+u32 vrnic_qp_mtu(struct vrnic_qp *qp);
+struct vrnic_dma;
+void vrnic_dma_seek(struct vrnic_dma *dma, u32 off);
+
+/* comp.c */
 void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
-void vrnic_comp_flush(struct vrnic_qp *qp);
+void vrnic_comp_retire(struct vrnic_qp *qp);
+void vrnic_comp_error(struct vrnic_qp *qp);
+void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st);
+
+/* resp.c */
 void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_resp_work(struct work_struct *work);
-void vrnic_resp_reset(struct vrnic_qp *qp);
 
 #endif /* VRNIC_TRANSPORT_H */

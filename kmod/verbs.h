@@ -27,20 +27,19 @@
  *     vrnic_req_kick(qp): doorbell, the SQ may have new WQEs (kernel
  *       post_send, or librxe's post_send command).  Any context, may be
  *       called with IRQs off; must not sleep.
- * - Work queues: the SQ and RQ/SRQ rings hold rxe ABI WQEs
- *   (struct rxe_send_wqe / struct rxe_recv_wqe) for user and kernel QPs
- *   alike; kernel post_send/post_recv write that format.  The wire is
- *   the consumer: it copies SQ slots into its own shadow and hands slots
- *   back with vrnic_sq_set_cons(); receive WQEs come from vrnic_rq_pop().
+ * - Work queues: verbs copies every WQE out of the (possibly user
+ *   mapped) ring into kernel memory and validates the copy before the
+ *   wire sees it: struct vrnic_send_wqe from vrnic_sq_get(), struct
+ *   vrnic_recv_wqe from vrnic_rq_get().
  * - Flushing (IBA 10.3.1, 11.6.2): entering ERR, by modify_qp or by
  *   vrnic_qp_error(), only changes the state (modify_qp then calls
  *   vrnic_xport_modify() so the wire learns of it).  The wire, from its
- *   own context once it has stopped using the queues, completes every
- *   outstanding send WQE and the receive WQE it holds with
- *   IB_WC_WR_FLUSH_ERR, and calls vrnic_rq_flush() for the rest of the
- *   RQ; it does so again whenever it is kicked while the QP is in ERR
- *   (user space may keep posting).  For a QP on an SRQ, verbs reports
- *   IB_EVENT_QP_LAST_WQE_REACHED when modify_qp enters ERR.
+ *   own context once it has stopped using the queues, calls
+ *   vrnic_sq_flush() and vrnic_rq_flush(), which complete every
+ *   outstanding WQE with IB_WC_WR_FLUSH_ERR; it does so again whenever
+ *   it is kicked while the QP is in ERR (user space may keep posting;
+ *   kernel post_recv in ERR kicks too).  For a QP on an SRQ, verbs
+ *   reports IB_EVENT_QP_LAST_WQE_REACHED when modify_qp enters ERR.
  */
 #ifndef VRNIC_VERBS_H
 #define VRNIC_VERBS_H
@@ -52,12 +51,13 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/if_ether.h>
-#include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 
 #include "vrnic.h"
 #include "queue.h"
 #include "transport.h"
+
+struct vrnic_qp;
 
 extern const struct ib_device_ops vrnic_verbs_ops;
 
@@ -70,20 +70,49 @@ void vrnic_verbs_cleanup(struct vrnic_dev *vdev);
 /* ------------------------------------------------------------------ AH */
 
 /**
+ * struct vrnic_av - a resolved address vector, everything the wire needs
+ * to build the Ethernet/IP/UDP headers of a packet
+ * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @dmac: destination MAC (from the AH / QP path, resolved by ib_core)
+ * @sgid_index: source GID table index
+ * @hop_limit: IP TTL / hop limit
+ * @traffic_class: IP TOS / traffic class
+ * @flow_label: IPv6 flow label
+ * @sgid: source GID
+ * @dgid: destination GID
+ * @saddr: source address as a socket address (port 0)
+ * @daddr: destination address as a socket address (port 0)
+ *
+ * Immutable once built; copied by value into WQEs and QPs.
+ */
+struct vrnic_av {
+	u8 network_type;
+	u8 dmac[ETH_ALEN];
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	union ib_gid sgid;
+	union ib_gid dgid;
+	union {
+		struct sockaddr_in in4;
+		struct sockaddr_in6 in6;
+	} saddr, daddr;
+};
+
+/**
  * struct vrnic_ah - address handle
  * @ibah: core object
- * @av: the resolved address in the rxe ABI form (the same struct librxe
- *	puts in UD WQEs for kernels without AH numbers)
+ * @av: resolved address
  * @ah_num: index in vrnic_dev.ah_xa, given to librxe in
- *	rxe_create_ah_resp.ah_num and carried in its UD WQEs
- *	(rxe_send_wr.wr.ud.ah_num); 0 for kernel AHs
+ *	rxe_create_ah_resp.ah_num and carried in its UD WQEs; 0 for kernel AHs
  *
- * Immutable after create_ah.  Freed by ib_core after destroy_ah, so
- * lookups by number copy @av under RCU (vrnic_ah_get_av()).
+ * Immutable after create_ah.  ib_core frees it after destroy_ah, so
+ * lookups by number copy @av under the xarray lock.
  */
 struct vrnic_ah {
 	struct ib_ah ibah;
-	struct rxe_av av;
+	struct vrnic_av av;
 	u32 ah_num;
 };
 
@@ -92,18 +121,8 @@ static inline struct vrnic_ah *to_vah(struct ib_ah *ibah)
 	return container_of(ibah, struct vrnic_ah, ibah);
 }
 
-int vrnic_av_from_attr(struct rxe_av *av, const struct rdma_ah_attr *attr);
-
-/**
- * vrnic_ah_get_av - copy the address of a user AH by number
- * @qp: the UD/GSI QP sending (the AH must belong to its PD)
- * @ah_num: rxe_send_wr.wr.ud.ah_num from a user WQE
- * @av: result
- *
- * Return: 0, or -EINVAL for an unknown AH or one of another PD.  Any
- * context.
- */
-int vrnic_ah_get_av(struct vrnic_qp *qp, u32 ah_num, struct rxe_av *av);
+int vrnic_av_from_attr(struct vrnic_av *av, const struct rdma_ah_attr *attr);
+int vrnic_ah_copy_av(struct vrnic_qp *qp, u32 ah_num, struct vrnic_av *av);
 
 /* ------------------------------------------------------------------ CQ */
 
@@ -119,7 +138,7 @@ int vrnic_ah_get_av(struct vrnic_qp *qp, u32 ah_num, struct rxe_av *av);
  */
 struct vrnic_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;		/* see above */
 	struct vrnic_queue q;
 	bool is_user;
 	u8 notify;
@@ -143,19 +162,117 @@ static inline struct vrnic_cq *to_vcq(struct ib_cq *ibcq)
  */
 int vrnic_cq_post(struct vrnic_cq *cq, const struct ib_wc *wc, bool solicited);
 
+/* ------------------------------------------------------------ WQEs */
+
+/**
+ * struct vrnic_dma - scatter/gather list of a WQE and the cursor in it
+ * @length: total bytes of the WR (sum of SGE lengths, or inline bytes)
+ * @resid: bytes not yet transferred
+ * @cur_sge: index of the SGE the cursor is in
+ * @num_sge: number of SGEs (0 for inline data)
+ * @sge_offset: offset of the cursor inside @sge[@cur_sge]
+ * @reserved: padding
+ * @sge: the SGEs, validated count, lkeys not yet checked
+ * @inline_data: inline payload (IB_SEND_INLINE), @length bytes
+ *
+ * The cursor fields belong to whoever consumes the WQE (the wire) and are
+ * advanced by vrnic_dma_copy().
+ */
+struct vrnic_dma {
+	u32 length;
+	u32 resid;
+	u32 cur_sge;
+	u32 num_sge;
+	u32 sge_offset;
+	u32 reserved;
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+struct vrnic_mr;
+
+/**
+ * struct vrnic_send_wqe - a send WQE as the wire sees it (kernel memory)
+ * @wr_id: returned in the completion
+ * @opcode: enum ib_wr_opcode (the IB_UVERBS_WR_* values librxe writes are
+ *	the same numbers)
+ * @send_flags: IB_SEND_* flags
+ * @ex: immediate data (big endian) or the rkey to invalidate
+ * @wr: opcode-specific part; @wr.ud.av is the resolved address for UD/GSI
+ *	(copied, so destroying the AH cannot affect a posted WQE);
+ *	@wr.reg is IB_WR_REG_MR from kernel consumers
+ * @status: IB_WC_SUCCESS, or the error verbs found validating the WQE
+ *	(IB_WC_LOC_QP_OP_ERR, IB_WC_LOC_LEN_ERR): the wire then must not
+ *	execute it but complete it with @status and move the QP to ERR
+ * @xport: transport state, owned by the wire (zeroed by verbs)
+ * @dma: data segment; must be last
+ */
+struct vrnic_send_wqe {
+	u64 wr_id;
+	u32 opcode;
+	u32 send_flags;
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {
+			u32 remote_qpn;
+			u32 remote_qkey;
+			u16 pkey_index;
+			struct vrnic_av av;
+		} ud;
+		struct {
+			struct vrnic_mr *mr;
+			u32 key;
+			int access;
+		} reg;
+	} wr;
+	u32 status;
+	struct vrnic_wqe_xport xport;
+	struct vrnic_dma dma;
+};
+
+/**
+ * struct vrnic_recv_wqe - a receive WQE as the wire sees it (kernel copy)
+ * @wr_id: returned in the completion
+ * @status: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR for a malformed WQE (the
+ *	wire completes it with that status and moves the QP to ERR)
+ * @reserved: padding
+ * @dma: the SGEs and cursor; must be last
+ */
+struct vrnic_recv_wqe {
+	u64 wr_id;
+	u32 status;
+	u32 reserved;
+	struct vrnic_dma dma;
+};
+
 /* ------------------------------------------------------------ RQ/SRQ */
 
 /**
  * struct vrnic_rq - a receive ring (of a QP or an SRQ)
- * @q: ring of struct rxe_recv_wqe, for user and kernel QPs alike
+ * @q: ring of struct rxe_recv_wqe, for user and kernel consumers alike
  * @lock: serialises the producer side for kernel consumers (post_recv)
  *	and, for an SRQ, the consumer side (QPs sharing it); IRQ-safe
  * @max_wr: usable entries
- * @max_sge: SGEs per WQE (never more than VRNIC_RWQE_MAX_SGE)
+ * @max_sge: SGEs per WQE
  */
 struct vrnic_rq {
 	struct vrnic_queue q;
-	spinlock_t lock;
+	spinlock_t lock;		/* see above */
 	u32 max_wr;
 	u32 max_sge;
 };
@@ -183,22 +300,28 @@ static inline struct vrnic_srq *to_vsrq(struct ib_srq *ibsrq)
 /* ------------------------------------------------------------------ QP */
 
 /**
- * struct vrnic_sq - send queue ring
- * @q: ring of struct rxe_send_wqe followed by the SGEs or inline data,
- *	1 << q.log2_elem_size bytes per slot, for user and kernel QPs alike
- *	(kernel post_send converts ib_send_wr into that format)
+ * struct vrnic_sq - send queue
+ * @q: the ring: struct rxe_send_wqe slots written by librxe for user QPs;
+ *	for kernel QPs post_send writes struct vrnic_send_wqe directly
+ * @wqes: kernel copies, one slot each of 1 << @log2_wqe_size bytes; for a
+ *	kernel QP this is the ring itself
+ * @log2_wqe_size: slot size of @wqes
+ * @fetch: next slot to copy from the ring into @wqes
  * @lock: serialises kernel post_send (producer side); IRQ-safe
  * @max_wr: usable entries
  * @max_sge: SGEs per WQE
  * @max_inline: inline bytes per WQE
  *
- * The consumer side is the wire's: it copies a slot with
- * vrnic_sq_slot(), validates the copy, and hands the slot back with
- * vrnic_sq_set_cons() once the WQE has completed.
+ * Consumer positions: @q.cons is the oldest WQE not yet retired
+ * (vrnic_sq_retire()), @fetch is the end of the copied WQEs; the wire
+ * keeps its own positions between the two (or == @fetch).
  */
 struct vrnic_sq {
 	struct vrnic_queue q;
-	spinlock_t lock;
+	void *wqes;
+	u32 log2_wqe_size;
+	u32 fetch;
+	spinlock_t lock;		/* see above */
 	u32 max_wr;
 	u32 max_sge;
 	u32 max_inline;
@@ -209,18 +332,22 @@ struct vrnic_sq {
  * @ibqp: core object (ibqp.qp_num is the QPN)
  * @ref: lookup references; the table holds one
  * @released: completed when @ref reaches zero (destroy waits for it)
+ * @modify_mutex: serialises modify_qp (which calls into the wire)
  * @state_lock: serialises writers of @state and @attr (modify_qp,
  *	vrnic_qp_error()); IRQ-safe.  The data path reads
- *	READ_ONCE(qp->state); the wire mirrors the attributes it needs into
- *	its own state in vrnic_xport_modify().
+ *	READ_ONCE(qp->state) and reads @attr and @av unlocked: they change
+ *	only in modify_qp, before vrnic_xport_modify() tells the wire.
  * @state: current IBA state
- * @attr: attributes as last applied
+ * @attr: attributes as last applied (ah_attr.grh.sgid_attr is NULL)
+ * @av: primary path for RC/UC, from IB_QP_AV
  * @pd: protection domain
  * @scq: send CQ
  * @rcq: receive CQ
  * @srq: SRQ, or NULL when the QP has its own @rq
  * @sq: send queue
  * @rq: receive queue (unused with an SRQ)
+ * @rwqe: receive WQE the responder currently holds, or NULL
+ * @rwqe_buf: storage for @rwqe (max_sge SGEs)
  * @is_user: queues mapped into a process (librxe)
  * @sig_all: IB_SIGNAL_ALL_WR: every send WQE completes signaled
  * @xport: transport state, owned by the wire
@@ -230,9 +357,11 @@ struct vrnic_qp {
 	refcount_t ref;
 	struct completion released;
 
-	spinlock_t state_lock;
+	struct mutex modify_mutex;	/* see above */
+	spinlock_t state_lock;		/* see above */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
+	struct vrnic_av av;
 
 	struct vrnic_pd *pd;
 	struct vrnic_cq *scq;
@@ -241,6 +370,8 @@ struct vrnic_qp {
 
 	struct vrnic_sq sq;
 	struct vrnic_rq rq;
+	struct vrnic_recv_wqe *rwqe;
+	struct vrnic_recv_wqe *rwqe_buf;
 
 	bool is_user;
 	bool sig_all;
@@ -268,54 +399,47 @@ void vrnic_qp_error(struct vrnic_qp *qp);
 void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type);
 
 /*
- * Send queue, consumer side (the wire, under its sq_lock).  Indices are
- * ring indices in [0, index_mask].
+ * Send queue, consumer side (the wire, serialised per QP).  Positions are
+ * ring indices in [0, index_mask]; step with vrnic_sq_next().
+ * vrnic_sq_get(): the WQE at @pos, copying and validating it from the
+ * user ring if @pos == sq.fetch; NULL if nothing is posted at @pos (or
+ * @pos is outside [q.cons, fetch]).
  */
-/* Producer index as published (masked): slots before it are posted. */
-static inline u32 vrnic_sq_prod(const struct vrnic_qp *qp)
-{
-	return vrnic_queue_load_prod(&qp->sq.q);
-}
-
-/* Slot @idx; a user ring slot may change under us: copy, then validate. */
-static inline const struct rxe_send_wqe *vrnic_sq_slot(const struct vrnic_qp *qp,
-							u32 idx)
-{
-	return vrnic_queue_slot(&qp->sq.q, idx);
-}
-
-/* Bytes per slot (rxe_send_wqe header plus SGEs or inline data). */
-static inline size_t vrnic_sq_slot_size(const struct vrnic_qp *qp)
-{
-	return (size_t)1 << qp->sq.q.log2_elem_size;
-}
-
-/* Hand slots before @idx back to the producer (oldest uncompleted). */
-static inline void vrnic_sq_set_cons(struct vrnic_qp *qp, u32 idx)
-{
-	qp->sq.q.cons = idx & qp->sq.q.index_mask;
-	smp_store_release(&qp->sq.q.buf->consumer_index, qp->sq.q.cons);
-}
-
-/**
- * vrnic_rq_pop - take the next receive WQE of a QP (its RQ or its SRQ)
- * @qp: the QP
- * @out: the copy; the ring slot is released at once
- *
- * The copy is validated: num_sge <= max_sge, the length is the sum of
- * the SGE lengths (lkeys are checked when data is placed).  Taking a
- * WQE from an SRQ may fire IB_EVENT_SRQ_LIMIT_REACHED.  Call under the
- * wire's rq_lock.
- * Return: 0; -ENOENT if none is posted (RNR); -EINVAL if the WQE is
- * malformed (it is consumed; @out->wr_id is valid: complete it with
- * IB_WC_LOC_QP_OP_ERR and move the QP to ERR).
+struct vrnic_send_wqe *vrnic_sq_get(struct vrnic_qp *qp, u32 pos);
+/* Retire the WQE at q.cons (its completion, if any, is posted). */
+void vrnic_sq_retire(struct vrnic_qp *qp);
+/*
+ * Post the completion of @wqe with @status to the send CQ when one is
+ * due: the WQE is signaled, the QP signals all, or @status is an error.
+ * Return: 0 or -ENOSPC (CQ overflow).
  */
-int vrnic_rq_pop(struct vrnic_qp *qp, struct vrnic_rwqe *out);
+int vrnic_sq_complete(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
+		      enum ib_wc_status status);
+/* Complete every unretired WQE with IB_WC_WR_FLUSH_ERR and retire it. */
+void vrnic_sq_flush(struct vrnic_qp *qp);
+
+static inline u32 vrnic_sq_next(const struct vrnic_qp *qp, u32 pos)
+{
+	return vrnic_queue_next(&qp->sq.q, pos);
+}
+
+static inline u32 vrnic_sq_cons(const struct vrnic_qp *qp)
+{
+	return qp->sq.q.cons;
+}
 
 /*
- * Complete every WQE still posted on the QP's own RQ (not an SRQ) with
- * IB_WC_WR_FLUSH_ERR.  The wire flushes the WQE it holds itself first.
+ * Receive side (the wire's responder, serialised per QP).
+ * vrnic_rq_get() returns the WQE the QP holds (qp->rwqe), taking the
+ * next one from the RQ or SRQ if it holds none: the ring slot is
+ * released at once (an SRQ WQE belongs to this QP from then on, and the
+ * SRQ limit event may fire).  NULL when no WQE is posted (RNR).
+ * vrnic_rq_done() drops the held WQE after its completion was posted.
+ * vrnic_rq_flush() completes the held WQE and, without an SRQ, every
+ * posted one with IB_WC_WR_FLUSH_ERR.
  */
+struct vrnic_recv_wqe *vrnic_rq_get(struct vrnic_qp *qp);
+void vrnic_rq_done(struct vrnic_qp *qp);
 void vrnic_rq_flush(struct vrnic_qp *qp);
 
 /* ------------------------------------------------------------------ MR */
@@ -336,6 +460,9 @@ enum vrnic_mr_state {
  * @ibmr: core object; ibmr.lkey == ibmr.rkey == key
  * @ref: lookup references; the table holds one
  * @released: completed when @ref reaches zero (dereg waits for it)
+ * @key: the current key (lkey == rkey); a kernel consumer changes
+ *	ibmr.lkey/rkey itself before posting IB_WR_REG_MR, so lookups
+ *	compare against this copy, updated when the REG_MR executes
  * @type: enum vrnic_mr_type
  * @state: enum vrnic_mr_state; changed only by the wire through
  *	vrnic_mr_fast_reg()/vrnic_mr_invalidate(); store-release, lookups
@@ -346,7 +473,8 @@ enum vrnic_mr_state {
  * @umem: pinned user memory (VRNIC_MR_USER)
  * @pages: the pinned pages in order (VRNIC_MR_USER)
  * @npages: entries in @pages / capacity of @page_list
- * @offset: offset of @iova in the first page (VRNIC_MR_USER)
+ * @offset: offset of @iova in the first page (of @pages, or of
+ *	@page_list blocks as mapped by map_mr_sg)
  * @page_list: kernel virtual addresses of the blocks (VRNIC_MR_FAST)
  * @nbuf: blocks mapped by map_mr_sg (VRNIC_MR_FAST)
  * @page_shift: log2 of the block size (VRNIC_MR_FAST)
@@ -358,6 +486,7 @@ struct vrnic_mr {
 	struct ib_mr ibmr;
 	refcount_t ref;
 	struct completion released;
+	u32 key;
 	u8 type;
 	u8 state;
 	int access;
@@ -414,38 +543,85 @@ int vrnic_mr_atomic(struct vrnic_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig);
 
 /**
- * vrnic_sge_copy - move data between @buf and a WQE's SGE list
+ * vrnic_dma_copy - move data between @buf and a WQE's SGE list
  * @pd: the QP's PD (lkeys are checked against it)
- * @sge: the SGEs (a validated copy)
- * @num_sge: number of SGEs
- * @offset: position in the message (bytes before this one are skipped)
+ * @dma: the WQE's data segment; its cursor advances by @len
  * @buf: kernel buffer
- * @len: bytes
+ * @len: bytes; must not exceed @dma->resid
  * @dir: VRNIC_TO_MR scatters @buf into the SGEs (needs LOCAL_WRITE),
  *	VRNIC_FROM_MR gathers from them
  *
- * Any context.  Return: 0; -EINVAL/-EACCES/-ERANGE for a bad lkey or
- * SGE (the wire completes with IB_WC_LOC_PROT_ERR); -ENOSPC if the SGEs
- * end before @offset + @len (IB_WC_LOC_LEN_ERR).
+ * Inline WQEs (num_sge == 0) are served from @dma->inline_data at
+ * offset length - resid.  Any context.
+ * Return: 0, -EINVAL/-EACCES/-ERANGE for a bad lkey (the wire completes
+ * with IB_WC_LOC_PROT_ERR), -ENOSPC if @len > resid (IB_WC_LOC_LEN_ERR).
  */
-int vrnic_sge_copy(struct vrnic_pd *pd, const struct rxe_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len,
-		   enum vrnic_copy_dir dir);
+int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
+		   u32 len, enum vrnic_copy_dir dir);
 
 /*
- * Fast registration and invalidation, executed in order by the wire.
- * IB_WR_REG_MR (kernel consumers only) sits in the SQ ring as an
- * rxe_send_wqe with opcode IB_WR_REG_MR and wr.mw filled in:
- * mr_lkey = the MR's key when posted, rkey = the new key,
- * access = IB_ACCESS_* flags, addr/length = iova/length of the mapping;
- * the requester calls vrnic_mr_fast_reg(qp, &wqe->wr).
- * IB_WR_LOCAL_INV (requester, ex.invalidate_rkey) and the rkey of an
- * incoming SEND_WITH_INV (responder) -> vrnic_mr_invalidate(qp, key).
+ * Fast registration and invalidation, executed in order by the wire:
+ * IB_WR_REG_MR (requester, kernel QPs only) -> vrnic_mr_fast_reg(qp,
+ * wqe); IB_WR_LOCAL_INV (requester, ex.invalidate_rkey) and the rkey of
+ * an incoming SEND_WITH_INV (responder) -> vrnic_mr_invalidate(qp, key).
  * Return 0 or -EINVAL (wrong key, PD, or state): the wire completes the
  * WQE with IB_WC_MW_BIND_ERR / IB_WC_LOC_PROT_ERR, or NAKs the
  * SEND_WITH_INV with a remote operation error.
  */
-int vrnic_mr_fast_reg(struct vrnic_qp *qp, const struct rxe_send_wr *wr);
+int vrnic_mr_fast_reg(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe);
 int vrnic_mr_invalidate(struct vrnic_qp *qp, u32 key);
+
+/* ---------------------------------------- ib_device_ops (verbs.c) */
+
+int vrnic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void vrnic_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+
+int vrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata);
+int vrnic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int vrnic_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int vrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+int vrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int vrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+int vrnic_rq_init(struct vrnic_rq *rq, u32 max_wr, u32 max_sge,
+		  struct ib_udata *udata, struct mminfo *mi);
+int vrnic_rq_take(struct vrnic_rq *rq, struct vrnic_recv_wqe *out);
+int vrnic_srq_take(struct vrnic_srq *srq, struct vrnic_recv_wqe *out);
+int vrnic_rq_post(struct vrnic_rq *rq, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+
+int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int vrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 #endif /* VRNIC_VERBS_H */

@@ -205,4 +205,8 @@ void vrnic_net_exit(void);
 /* recv.c: consumes @skb in every case */
 int vrnic_rcv(struct sk_buff *skb);
 
+/* req.c: wire engine setup (ICRC, workqueue); call from module init/exit */
+int vrnic_wire_init(void);
+void vrnic_wire_exit(void);
+
 #endif /* VRNIC_H */

@@ -24,6 +24,7 @@
 #include <net/udp.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
+#include <asm/unaligned.h>
 
 #include "vrnic.h"
 #include "hdr.h"

@@ -12,12 +12,10 @@ ktap_header
 ktap_require_vm
 ktap_require_cmd ip rdma ibv_devices
 
-# shellcheck disable=SC2317 # called through wait_for
 dev_listed() {
 	ibv_devices | grep -qw "$1"
 }
 
-# shellcheck disable=SC2317
 dev_gone() {
 	! rdma dev show "$1" >/dev/null 2>&1
 }

@@ -340,8 +340,13 @@ Result<Socket> Socket::open(int protocol) {
     if (!sk)
         return make_error(ENOMEM, "allocate netlink socket");
     int ret = nl_connect(sk.get(), protocol);
-    if (ret < 0)
-        return make_error(nle_to_errno(ret), "open netlink socket");
+    if (ret < 0) {
+        const char* name = protocol == NETLINK_RDMA      ? "RDMA netlink socket (is ib_core loaded?)"
+                           : protocol == NETLINK_GENERIC ? "generic netlink socket"
+                           : protocol == NETLINK_ROUTE   ? "rtnetlink socket"
+                                                         : "netlink socket";
+        return make_error(nle_to_errno(ret), std::string("open ") + name);
+    }
     int one = 1;
     int fd = nl_socket_get_fd(sk.get());
     // Both are best effort: kernels without them still answer, just tersely.

@@ -152,14 +152,15 @@ tap_vm_report() {
 	tap_begin
 	if [[ ! -f $res/plan ]]; then
 		echo "# the guest did not reach the test runner; console: $console"
-		grep -E -A 20 'vm-init:|Kernel panic|BUG:|Oops' "$console" 2>/dev/null | tap_comment 40
+		{ grep -E -A 20 'vm-init:|Kernel panic|BUG:|Oops' "$console" 2>/dev/null || true; } |
+			tap_comment 40
 		tap_result fail "vm: boot" "${hung:-guest did not start the tests}"
 		tap_end
 		return 1
 	fi
 	if [[ -n $hung ]] || ! [[ -f $res/run.rc ]]; then
 		crash="${hung:-the guest crashed}; console: $console"
-		grep -E -B 2 -A 30 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null |
+		{ grep -E -B 2 -A 30 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null || true; } |
 			head -n 60 | tap_comment 60
 	fi
 	while IFS= read -r name; do

@@ -168,7 +168,7 @@ mode_check() {
 		echo "$((SECONDS - start))" >"$dir/seconds"
 		echo "$rc" >"$dir/rc"
 		sync
-		notes=$(tr '\n' ';' <"$dir/notes")
+		notes=$(paste -sd';' "$dir/notes")
 		log "[$n/$total] $name: exit $rc, $((SECONDS - start))s${notes:+, $notes}"
 	done
 	return 0

@@ -258,6 +258,8 @@ if [[ ${VRNIC_VM_VERBOSE:-0} != 0 ]]; then
 	trap 'kill "$tail_pid" 2>/dev/null || true' EXIT
 fi
 
+# From here on, report; never stop half-way.
+set +e
 start=$(date +%s)
 rc=0
 timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || rc=$?

@@ -60,6 +60,10 @@ template <typename S> struct Param {
     uint64_t max;
 
     std::optional<uint64_t> get(const S& s) const;
+    /// Largest value the attribute's type can carry (255, 2^32-1, 2^64-1).
+    uint64_t type_max() const {
+        return member.index() == 0 ? 0xffu : member.index() == 1 ? 0xffffffffu : ~uint64_t{0};
+    }
     void set(S& s, uint64_t v) const;
 };
 

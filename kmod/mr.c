@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vrnic: memory regions - registration, keys, lookup and data movement.
+ *
+ * A key is (index << 8) | key byte.  The index names the slot in
+ * vrnic_dev.mr_xa; the key byte rotates with every registration so that a
+ * stale key of a deregistered region does not match the next region that
+ * reuses the slot, and fast-reg consumers may pick a new byte for each
+ * IB_WR_REG_MR (IBA 10.6.3.4).  lkey and rkey are the same value.
+ */
+
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "verbs.h"
+
+#define VRNIC_MR_INDEX(key)	((key) >> 8)
+#define VRNIC_MAX_FRMR_PAGES	BIT(16)
+
+#define VRNIC_MR_ACCESS_FLAGS	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 IB_ACCESS_MW_BIND)
+
+static atomic_t vrnic_key_byte = ATOMIC_INIT(0);
+
+/* IBA 10.6.3.2: remote write or atomic access needs local write too. */
+static int vrnic_mr_check_access(int access)
+{
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~VRNIC_MR_ACCESS_FLAGS)
+		return -EOPNOTSUPP;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+static struct vrnic_mr *vrnic_mr_alloc(struct ib_pd *ibpd, u8 type)
+{
+	struct vrnic_dev *vdev = to_vdev(ibpd->device);
+	struct vrnic_mr *mr;
+	int err;
+
+	err = vrnic_obj_get(&vdev->num_mr, READ_ONCE(vdev->limits.max_mr));
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		vrnic_obj_put(&vdev->num_mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	mr->type = type;
+	/* ib_core sets it too, but only after lookups can see the MR. */
+	mr->ibmr.pd = ibpd;
+	return mr;
+}
+
+static void vrnic_mr_free(struct vrnic_dev *vdev, struct vrnic_mr *mr)
+{
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kvfree(mr->page_list);
+	kfree(mr);
+	vrnic_obj_put(&vdev->num_mr);
+}
+
+/* Give @mr an index and a key and make it visible to lookups. */
+static int vrnic_mr_publish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
+{
+	u32 index;
+	int err;
+
+	err = xa_alloc_cyclic_irq(&vdev->mr_xa, &index, NULL,
+				  XA_LIMIT(1, 0xffffff), &vdev->next_mr_index,
+				  GFP_KERNEL);
+	if (err < 0)
+		return err;
+	mr->key = (index << 8) | (atomic_inc_return(&vrnic_key_byte) & 0xff);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	xa_store_irq(&vdev->mr_xa, index, mr, GFP_KERNEL);
+	return 0;
+}
+
+struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct vrnic_dev *vdev = to_vdev(ibpd->device);
+	struct vrnic_mr *mr;
+	int err;
+
+	err = vrnic_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = vrnic_mr_alloc(ibpd, VRNIC_MR_DMA);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->access = access;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->state = VRNIC_MR_VALID;
+	err = vrnic_mr_publish(vdev, mr);
+	if (err) {
+		vrnic_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibpd->device);
+	struct sg_page_iter iter;
+	struct vrnic_mr *mr;
+	u32 i = 0;
+	int err;
+
+	err = vrnic_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > READ_ONCE(vdev->limits.max_mr_size))
+		return ERR_PTR(-EINVAL);
+
+	mr = vrnic_mr_alloc(ibpd, VRNIC_MR_USER);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	/* Pins the pages and charges them to RLIMIT_MEMLOCK. */
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err_free;
+	}
+
+	mr->offset = ib_umem_offset(mr->umem);
+	mr->npages = DIV_ROUND_UP(mr->offset + length, PAGE_SIZE);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	if (i != mr->npages) {
+		err = -EFAULT;
+		goto err_free;
+	}
+
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->state = VRNIC_MR_VALID;
+	err = vrnic_mr_publish(vdev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	vrnic_mr_free(vdev, mr);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct vrnic_dev *vdev = to_vdev(ibpd->device);
+	struct vrnic_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > VRNIC_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mr = vrnic_mr_alloc(ibpd, VRNIC_MR_FAST);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
+				 GFP_KERNEL);
+	if (!mr->page_list) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mr->npages = max_num_sg;
+	mr->state = VRNIC_MR_INVALID;
+	err = vrnic_mr_publish(vdev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	vrnic_mr_free(vdev, mr);
+	return ERR_PTR(err);
+}
+
+static int vrnic_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct vrnic_mr *mr = to_vmr(ibmr);
+
+	if (mr->nbuf == mr->npages)
+		return -ENOMEM;
+	mr->page_list[mr->nbuf++] = addr;
+	return 0;
+}
+
+int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct vrnic_mr *mr = to_vmr(ibmr);
+	int n;
+
+	/* The device has no DMA mapping: the addresses are kernel VAs. */
+	mr->nbuf = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vrnic_set_page);
+	mr->page_shift = ilog2(ibmr->page_size);
+	mr->offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibmr->device);
+	struct vrnic_mr *mr = to_vmr(ibmr);
+
+	/* IBA 10.6.4: once deregistered, no access may succeed. */
+	xa_erase_irq(&vdev->mr_xa, VRNIC_MR_INDEX(mr->key));
+	vrnic_mr_put(mr);
+	wait_for_completion(&mr->released);
+	vrnic_mr_free(vdev, mr);
+	return 0;
+}
+
+/* ------------------------------------------------------------ lookup */
+
+static struct vrnic_mr *vrnic_mr_find(struct vrnic_dev *vdev, u32 key)
+{
+	struct vrnic_mr *mr;
+	unsigned long flags;
+
+	xa_lock_irqsave(&vdev->mr_xa, flags);
+	mr = xa_load(&vdev->mr_xa, VRNIC_MR_INDEX(key));
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock_irqrestore(&vdev->mr_xa, flags);
+	return mr;
+}
+
+void vrnic_mr_put(struct vrnic_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+/**
+ * vrnic_mr_get - look up and check an MR for an access
+ * @pd: PD of the accessing QP
+ * @key: lkey or rkey
+ * @iova: first byte accessed
+ * @length: bytes accessed
+ * @access: IB_ACCESS_* bits needed (0: local read)
+ *
+ * Return: the MR with a reference, or ERR_PTR(-EINVAL) (unknown or
+ * invalid key, other PD), ERR_PTR(-EACCES) (access not granted),
+ * ERR_PTR(-ERANGE) (outside the region).
+ */
+struct vrnic_mr *vrnic_mr_get(struct vrnic_pd *pd, u32 key, u64 iova,
+			      u64 length, int access)
+{
+	struct vrnic_mr *mr;
+	int err = -EINVAL;
+	u8 state;
+
+	mr = vrnic_mr_find(to_vdev(pd->ibpd.device), key);
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+
+	/* Pairs with vrnic_mr_fast_reg(): fields are set before VALID. */
+	state = smp_load_acquire(&mr->state);
+	if (READ_ONCE(mr->key) != key || state != VRNIC_MR_VALID ||
+	    mr->ibmr.pd != &pd->ibpd)
+		goto err_put;
+	err = -EACCES;
+	if ((mr->access & access) != access)
+		goto err_put;
+	err = -ERANGE;
+	if (iova < mr->iova || length > mr->length ||
+	    iova - mr->iova > mr->length - length)
+		goto err_put;
+	return mr;
+
+err_put:
+	vrnic_mr_put(mr);
+	return ERR_PTR(err);
+}
+
+/* ------------------------------------------------------- data movement */
+
+/*
+ * Kernel address of byte @iova of @mr and how many bytes follow it
+ * contiguously; user pages are mapped with kmap_local_page() and must be
+ * released with vrnic_mr_unmap().
+ */
+static void *vrnic_mr_map(struct vrnic_mr *mr, u64 iova, u32 *avail)
+{
+	u64 pos = iova - mr->iova;
+	u64 bsize, in;
+
+	switch (mr->type) {
+	case VRNIC_MR_USER:
+		pos += mr->offset;
+		in = pos & ~PAGE_MASK;
+		*avail = PAGE_SIZE - in;
+		return kmap_local_page(mr->pages[pos >> PAGE_SHIFT]) + in;
+	case VRNIC_MR_FAST:
+		pos += mr->offset;
+		bsize = 1ULL << mr->page_shift;
+		in = pos & (bsize - 1);
+		if (WARN_ON_ONCE((pos >> mr->page_shift) >= mr->nbuf))
+			return NULL;
+		*avail = min_t(u64, bsize - in, U32_MAX);
+		return (void *)(uintptr_t)(mr->page_list[pos >> mr->page_shift] +
+					   in);
+	default:
+		*avail = U32_MAX;
+		return (void *)(uintptr_t)iova;
+	}
+}
+
+static void vrnic_mr_unmap(struct vrnic_mr *mr, void *va)
+{
+	if (mr->type == VRNIC_MR_USER)
+		kunmap_local(va);
+}
+
+/**
+ * vrnic_mr_copy - copy between a kernel buffer and an MR
+ * @mr: the MR, with @iova..@iova+@len checked by vrnic_mr_get()
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: VRNIC_TO_MR or VRNIC_FROM_MR
+ */
+void vrnic_mr_copy(struct vrnic_mr *mr, u64 iova, void *buf, u32 len,
+		   enum vrnic_copy_dir dir)
+{
+	u32 avail, n;
+	void *va;
+
+	while (len) {
+		va = vrnic_mr_map(mr, iova, &avail);
+		if (!va)
+			return;
+		n = min(len, avail);
+		if (dir == VRNIC_TO_MR)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		vrnic_mr_unmap(mr, va);
+		buf += n;
+		iova += n;
+		len -= n;
+	}
+}
+
+/**
+ * vrnic_mr_atomic - execute an atomic operation on MR memory
+ * @mr: the MR, checked for 8 bytes at @iova with IB_ACCESS_REMOTE_ATOMIC
+ * @iova: target address
+ * @cmp_swap: compare-and-swap (else fetch-and-add)
+ * @cmp_add: compare value, or the addend
+ * @swap: swap value
+ * @orig: the value found at @iova
+ *
+ * IBA 9.4.5: the target must be naturally aligned.
+ * Return: 0 or -EINVAL for a misaligned target.
+ */
+int vrnic_mr_atomic(struct vrnic_mr *mr, u64 iova, bool cmp_swap,
+		    u64 cmp_add, u64 swap, u64 *orig)
+{
+	u64 *p, old;
+	u32 avail;
+
+	if (iova & 7)
+		return -EINVAL;
+	p = vrnic_mr_map(mr, iova, &avail);
+	if (!p)
+		return -EINVAL;
+	/* The kernel address is misaligned if the user VA differs mod 8. */
+	if (((uintptr_t)p & 7) || avail < 8) {
+		vrnic_mr_unmap(mr, p);
+		return -EINVAL;
+	}
+	if (cmp_swap) {
+		old = cmpxchg64(p, cmp_add, swap);
+	} else {
+		do {
+			old = READ_ONCE(*p);
+		} while (cmpxchg64(p, old, old + cmp_add) != old);
+	}
+	vrnic_mr_unmap(mr, p);
+	*orig = old;
+	return 0;
+}
+
+/**
+ * vrnic_dma_copy - move data between @buf and a WQE's SGE list
+ * @pd: the QP's PD
+ * @dma: the data segment; its cursor advances by @len
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: VRNIC_TO_MR (scatter, needs local write) or VRNIC_FROM_MR
+ *
+ * Return: 0, an error from vrnic_mr_get(), or -ENOSPC when @len exceeds
+ * the bytes left.  On error the cursor may have moved part of the way.
+ */
+int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
+		   u32 len, enum vrnic_copy_dir dir)
+{
+	int access = dir == VRNIC_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct vrnic_mr *mr;
+	struct ib_sge *sge;
+	u32 n;
+
+	if (len > dma->resid)
+		return -ENOSPC;
+
+	if (!dma->num_sge) {
+		/* Inline data exists only in send WQEs, to be read. */
+		if (dir == VRNIC_TO_MR)
+			return -ENOSPC;
+		memcpy(buf, dma->inline_data + (dma->length - dma->resid), len);
+		dma->resid -= len;
+		return 0;
+	}
+
+	while (len) {
+		if (dma->cur_sge >= dma->num_sge)
+			return -ENOSPC;
+		sge = &dma->sge[dma->cur_sge];
+		n = min(len, sge->length - dma->sge_offset);
+		if (n) {
+			mr = vrnic_mr_get(pd, sge->lkey,
+					  sge->addr + dma->sge_offset, n, access);
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			vrnic_mr_copy(mr, sge->addr + dma->sge_offset, buf, n,
+				      dir);
+			vrnic_mr_put(mr);
+			buf += n;
+			len -= n;
+			dma->resid -= n;
+			dma->sge_offset += n;
+		}
+		if (dma->sge_offset >= sge->length) {
+			dma->cur_sge++;
+			dma->sge_offset = 0;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------ fast registration, invalidate */
+
+/**
+ * vrnic_mr_fast_reg - execute IB_WR_REG_MR
+ * @qp: the posting QP (kernel consumer)
+ * @wqe: the WQE; wr.reg holds the MR, its new key and access flags;
+ *	the mapping (iova, length, pages) is what map_mr_sg set up
+ *
+ * Return: 0, or -EINVAL (not a fast-reg MR of the QP's PD, MR already
+ * valid, new key for another index, bad access flags).
+ */
+int vrnic_mr_fast_reg(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
+{
+	struct vrnic_mr *mr = wqe->wr.reg.mr;
+	u32 newkey = wqe->wr.reg.key;
+	int access = wqe->wr.reg.access;
+
+	if (!mr || mr->type != VRNIC_MR_FAST ||
+	    mr->ibmr.pd != qp->ibqp.pd ||
+	    VRNIC_MR_INDEX(newkey) != VRNIC_MR_INDEX(mr->key) ||
+	    vrnic_mr_check_access(access))
+		return -EINVAL;
+	/* IBA 10.6.3.4: only a free (invalid) region can be registered. */
+	if (smp_load_acquire(&mr->state) != VRNIC_MR_INVALID)
+		return -EINVAL;
+
+	mr->access = access;
+	mr->iova = mr->ibmr.iova;
+	mr->length = mr->ibmr.length;
+	WRITE_ONCE(mr->key, newkey);
+	/* Publish iova/length/access/key before the region turns valid. */
+	smp_store_release(&mr->state, VRNIC_MR_VALID);
+	return 0;
+}
+
+/**
+ * vrnic_mr_invalidate - execute a local or remote invalidation
+ * @qp: the QP the request came on
+ * @key: the key to invalidate
+ *
+ * Only fast-reg MRs can be invalidated (IBA 10.6.5).
+ * Return: 0 or -EINVAL.
+ */
+int vrnic_mr_invalidate(struct vrnic_qp *qp, u32 key)
+{
+	struct vrnic_mr *mr;
+	int err = -EINVAL;
+
+	mr = vrnic_mr_find(vrnic_qp_dev(qp), key);
+	if (!mr)
+		return -EINVAL;
+	/* Only the VALID -> INVALID step, atomically against a racing one. */
+	if (mr->type == VRNIC_MR_FAST && READ_ONCE(mr->key) == key &&
+	    mr->ibmr.pd == qp->ibqp.pd &&
+	    cmpxchg(&mr->state, VRNIC_MR_VALID, VRNIC_MR_INVALID) ==
+	    VRNIC_MR_VALID)
+		err = 0;
+	vrnic_mr_put(mr);
+	return err;
+}

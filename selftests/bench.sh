@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - the guest side of `make bench` (run by selftests/vm/vm.sh bench,
+# with vrnic loaded).  Runs a fixed perftest matrix once over rdma_rxe and
+# once over vrnic and writes the ratio vrnic/rxe of every row to
+# $RESULTS/bench.md (Markdown) and $RESULTS/bench.json.
+#
+# Topologies.  vrnic: vrnic0 in ns_a and vrnic1 in ns_b on the two ends of a
+# veth pair; perftest's server runs in ns_b, its client in ns_a.  rdma_rxe:
+# Debian 12's 6.1 rxe opens its UDP 4791 socket in the initial namespace
+# only, so two rxe devices in two namespaces cannot talk; rxe runs in the
+# initial namespace on one end of a second veth pair, server and client on
+# the same device (rxe's loopback).  BENCH_VRNIC_TOPO=loop runs vrnic the
+# same way, for a like-for-like ratio.
+#
+# Iteration counts are small so that a TCG guest finishes in minutes;
+# BENCH_SCALE=N multiplies them, BENCH_TIMEOUT bounds every perftest run
+# (default 120 s).  Absolute numbers under TCG mean little; ratios do.
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+OUT=${RESULTS:-/tmp}
+LOGS=$OUT/bench
+SCALE=${BENCH_SCALE:-1}
+TMO=${BENCH_TIMEOUT:-120}
+VRNIC_TOPO=${BENCH_VRNIC_TOPO:-pair}
+PORT=18600
+RXE_IF=veth_r0
+RXE_PEER=veth_r1
+RXE_IP=10.112.0.1
+
+# name tool size iterations metric
+ROWS=(
+	"write_bw_64KiB ib_write_bw 65536 200 bw"
+	"read_bw_64KiB ib_read_bw 65536 200 bw"
+	"send_bw_64KiB ib_send_bw 65536 200 bw"
+	"write_rate_64B ib_write_bw 64 2000 rate"
+	"write_lat_2B ib_write_lat 2 200 lat"
+	"send_lat_2B ib_send_lat 2 200 lat"
+	"read_lat_2B ib_read_lat 2 200 lat"
+)
+
+declare -A RESULT
+
+# in_ns NS CMD...: run CMD in namespace NS ("" = the initial one).
+in_ns() {
+	local ns=$1
+	shift
+
+	if [[ -n $ns ]]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# listening NS PORT: a TCP socket listens on PORT in NS.
+listening() {
+	in_ns "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+# Pull the metric out of a perftest client log: average bandwidth (MB/s),
+# message rate (Mpps) or typical latency (usec), from the result line that
+# starts with the message size.
+perf_metric() {
+	local log=$1 size=$2 kind=$3
+
+	awk -v size="$size" -v kind="$kind" '
+		/#bytes/ { hdr = 1; next }
+		hdr && $1 == size {
+			if (kind == "bw") v = $4
+			else if (kind == "rate") v = $5
+			else v = $5
+		}
+		END { if (v != "") print v; else exit 1 }' "$log"
+}
+
+# perf_run LABEL ROW SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SRV_IP
+perf_run() {
+	local label=$1 row=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 sip=$9
+	local name tool size iters kind srv rc=0 log args
+
+	read -r name tool size iters kind <<<"$row"
+	iters=$((iters * SCALE))
+	PORT=$((PORT + 1))
+	log=$LOGS/$label-$name
+	args=(-s "$size" -n "$iters" -p "$PORT" -F)
+
+	in_ns "$sns" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
+		>"$log.server" 2>&1 &
+	srv=$!
+	if ! wait_for 20 listening "$sns" "$PORT"; then
+		echo "$label $name: server did not start" >>"$log.client"
+		kill "$srv" 2>/dev/null
+	else
+		in_ns "$cns" timeout "$TMO" "$tool" -d "$cdev" -x "$cgid" "${args[@]}" "$sip" \
+			>"$log.client" 2>&1 || rc=$?
+	fi
+	wait "$srv" 2>/dev/null
+	if [[ $rc -eq 0 ]] && RESULT[$label.$name]=$(perf_metric "$log.client" "$size" "$kind"); then
+		printf '  %-6s %-16s %s\n' "$label" "$name" "${RESULT[$label.$name]}"
+	else
+		RESULT[$label.$name]=
+		printf '  %-6s %-16s failed (exit %s), see %s\n' "$label" "$name" "$rc" "$log.client"
+		tail -n 5 "$log.client" | sed 's/^/         | /'
+	fi
+}
+
+rxe_setup() {
+	modprobe rdma_rxe || return 1
+	ip link add "$RXE_IF" type veth peer name "$RXE_PEER" || return 1
+	defer ip link delete "$RXE_IF"
+	ip addr add "$RXE_IP/24" dev "$RXE_IF"
+	ip link set "$RXE_PEER" up
+	ip link set "$RXE_IF" up
+	rdma link add rxe0 type rxe netdev "$RXE_IF" || return 1
+	defer rdma link delete rxe0
+	wait_for 10 roce_gid_index rxe0 "$RXE_IP" >/dev/null
+}
+
+vrnic_setup() {
+	veth_setup || return 1
+	in_a rdma link add vrnic0 type vrnic netdev "$IF_A" || return 1
+	defer rdma link delete vrnic0
+	in_b rdma link add vrnic1 type vrnic netdev "$IF_B" || return 1
+	defer rdma link delete vrnic1
+	wait_for 10 roce_gid_index vrnic0 "$IP_A" >/dev/null &&
+		wait_for 10 roce_gid_index vrnic1 "$IP_B" >/dev/null
+}
+
+run_matrix() {
+	local label=$1 row g0 g1
+
+	case $label in
+	rxe)
+		g0=$(roce_gid_index rxe0 "$RXE_IP") || return 1
+		for row in "${ROWS[@]}"; do
+			perf_run rxe "$row" "" rxe0 "$g0" "" rxe0 "$g0" "$RXE_IP"
+		done
+		;;
+	vrnic)
+		g0=$(roce_gid_index vrnic0 "$IP_A") || return 1
+		g1=$(roce_gid_index vrnic1 "$IP_B") || return 1
+		for row in "${ROWS[@]}"; do
+			if [[ $VRNIC_TOPO == loop ]]; then
+				perf_run vrnic "$row" "$NS_A" vrnic0 "$g0" "$NS_A" vrnic0 "$g0" "$IP_A"
+			else
+				perf_run vrnic "$row" "$NS_B" vrnic1 "$g1" "$NS_A" vrnic0 "$g0" "$IP_B"
+			fi
+		done
+		;;
+	esac
+}
+
+ratio() {
+	[[ -n $1 && -n $2 ]] || { echo null; return; }
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == 0) print "null"; else printf "%.3f\n", b / a }'
+}
+
+json_num() {
+	if [[ -n $1 ]]; then echo "$1"; else echo null; fi
+}
+
+write_reports() {
+	local row name tool size iters kind unit rx vr r first=1
+
+	{
+		echo "# vrnic vs rdma_rxe ($(uname -r), $(nproc) vCPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
+		echo
+		echo "vrnic: $([[ $VRNIC_TOPO == loop ]] && echo "one device, loopback" || echo "two namespaces over veth"); rdma_rxe: one device, loopback (6.1 rxe is init_net only)."
+		echo "Latency rows: a ratio above 1 means vrnic is slower; other rows: above 1 means faster."
+		echo
+		echo "| test | tool | size | iterations | unit | rdma_rxe | vrnic | vrnic/rxe |"
+		echo "|---|---|---:|---:|---|---:|---:|---:|"
+		for row in "${ROWS[@]}"; do
+			read -r name tool size iters kind <<<"$row"
+			case $kind in bw) unit=MB/s ;; rate) unit=Mpps ;; *) unit=usec ;; esac
+			rx=${RESULT[rxe.$name]:-}
+			vr=${RESULT[vrnic.$name]:-}
+			r=$(ratio "$rx" "$vr")
+			echo "| $name | $tool | $size | $((iters * SCALE)) | $unit | ${rx:--} | ${vr:--} | ${r/null/-} |"
+		done
+	} >"$OUT/bench.md"
+
+	{
+		echo "{"
+		echo "  \"kernel\": \"$(uname -r)\","
+		echo "  \"vrnic_topology\": \"$VRNIC_TOPO\","
+		echo "  \"rxe_topology\": \"loop\","
+		echo "  \"rows\": ["
+		for row in "${ROWS[@]}"; do
+			read -r name tool size iters kind <<<"$row"
+			case $kind in bw) unit=MB/s ;; rate) unit=Mpps ;; *) unit=usec ;; esac
+			rx=${RESULT[rxe.$name]:-}
+			vr=${RESULT[vrnic.$name]:-}
+			[[ $first -eq 1 ]] || echo ","
+			first=0
+			printf '    {"name": "%s", "tool": "%s", "size": %s, "iterations": %s, "unit": "%s", "rxe": %s, "vrnic": %s, "ratio": %s}' \
+				"$name" "$tool" "$size" "$((iters * SCALE))" "$unit" \
+				"$(json_num "$rx")" "$(json_num "$vr")" "$(ratio "$rx" "$vr")"
+		done
+		echo
+		echo "  ]"
+		echo "}"
+	} >"$OUT/bench.json"
+}
+
+mkdir -p "$LOGS"
+for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat ib_read_lat rdma ss; do
+	command -v "$t" >/dev/null || { echo "bench: $t not installed (make deps)"; exit 1; }
+done
+
+status=0
+echo "bench: rdma_rxe (loopback on $RXE_IF)"
+if rxe_setup; then
+	run_matrix rxe || echo "bench: rxe0 has no RoCE v2 GID"
+else
+	echo "bench: could not set up rdma_rxe"
+fi
+echo "bench: vrnic ($VRNIC_TOPO)"
+if vrnic_setup; then
+	run_matrix vrnic || { echo "bench: vrnic has no RoCE v2 GID"; status=1; }
+else
+	echo "bench: could not set up vrnic"
+	status=1
+fi
+
+write_reports
+echo
+cat "$OUT/bench.md"
+echo
+echo "bench: $OUT/bench.md, $OUT/bench.json, logs in $LOGS"
+for row in "${ROWS[@]}"; do
+	read -r name _ <<<"$row"
+	[[ -n ${RESULT[vrnic.$name]:-} ]] || status=1
+done
+exit "$status"

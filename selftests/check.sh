@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - everything `make check` runs after the build, as one TAP stream.
+#
+#  1. host unit tests: ctest in build/cmake (GoogleTest cases become one TAP
+#     line each, "host/<ctest name>: <Suite.Case>");
+#  2. the VM selftests: selftests/vm/vm.sh check (one boot), "vm/..." lines.
+#
+# The last line is "N passed, N failed" (", N skipped" when some were).
+# Exit status is non-zero on any failure, on a missing result and when the
+# guest hung or crashed.  Arguments are passed to vm.sh check (test globs).
+# VRNIC_CHECK_HOST=0 / VRNIC_CHECK_VM=0 leave out one half.
+
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CMAKE_BUILD=${VRNIC_CMAKE_BUILD:-$REPO/build/cmake}
+
+# shellcheck source=selftests/lib/tap.sh
+. "$REPO/selftests/lib/tap.sh"
+
+failed_extra=0
+
+# Turn `ctest -V` output (file $1) into TAP lines: one per GoogleTest case
+# ("N: [       OK ] Suite.Case (0 ms)"), plus one per ctest test that has no
+# cases or failed outside them (a crash, a timeout).
+# shellcheck disable=SC2094 # $log is only read
+ctest_report() {
+	local log=$1 line num name status st fails
+	local -A cases nfail
+	local re_case='^([0-9]+): \[ +(OK|FAILED|SKIPPED) +\] ([^ ]+) \([0-9]+ ms\)'
+	local re_res='^ *[0-9]+/[0-9]+ +Test +#([0-9]+): +([^ ]+) \.* *(\*\*\*)?([A-Za-z][A-Za-z ]*[A-Za-z])'
+
+	while IFS= read -r line; do
+		if [[ $line =~ $re_case ]]; then
+			num=${BASH_REMATCH[1]}
+			case ${BASH_REMATCH[2]} in
+			OK) st=ok ;;
+			SKIPPED) st=skip ;;
+			*)
+				st=fail
+				nfail[$num]=$((${nfail[$num]:-0} + 1))
+				;;
+			esac
+			cases[$num]+="$st|${BASH_REMATCH[3]}"$'\n'
+		elif [[ $line =~ $re_res ]]; then
+			num=${BASH_REMATCH[1]}
+			name=${BASH_REMATCH[2]}
+			status=${BASH_REMATCH[4]}
+			fails=${nfail[$num]:-0}
+			while IFS='|' read -r st line; do
+				[[ -n $st ]] && tap_result "$st" "host/$name: $line"
+			done <<<"${cases[$num]:-}"
+			case $status in
+			Passed)
+				[[ -n ${cases[$num]:-} ]] || tap_result ok "host/$name"
+				;;
+			Skipped | Not\ Run*)
+				[[ -n ${cases[$num]:-} ]] || tap_result skip "host/$name" "$status"
+				;;
+			*)
+				if [[ $fails -eq 0 ]]; then
+					grep -E "^$num: " "$log" | sed "s/^$num: //" | tap_comment 40
+					tap_result fail "host/$name" "$status"
+				fi
+				;;
+			esac
+		fi
+	done <"$log"
+}
+
+host_tests() {
+	local log rc=0
+
+	if [[ ! -f $CMAKE_BUILD/CTestTestfile.cmake ]]; then
+		echo "# no CMake build in $CMAKE_BUILD: host unit tests not run"
+		tap_result fail "host: unit tests" "build/cmake missing (run make)"
+		return
+	fi
+	log=$(mktemp /tmp/vrnic-ctest.XXXXXX)
+	echo "# host unit tests (ctest in $CMAKE_BUILD)"
+	ctest --test-dir "$CMAKE_BUILD" -V --timeout 300 >"$log" 2>&1 || rc=$?
+	if grep -q 'No tests were found' "$log"; then
+		echo "# ctest found no tests"
+	else
+		ctest_report "$log"
+	fi
+	if [[ $rc -ne 0 ]] && ! grep -Eq '^ *[0-9]+/[0-9]+ +Test +#' "$log"; then
+		tap_comment 40 <"$log"
+		tap_result fail "host: ctest" "exit status $rc"
+	fi
+	rm -f "$log"
+}
+
+vm_tests() {
+	local pid rc=0
+
+	echo "# VM selftests (selftests/vm/vm.sh check)"
+	exec {vmout}< <("$REPO/selftests/vm/vm.sh" check "$@")
+	pid=$!
+	tap_relay "" <&"$vmout"
+	exec {vmout}<&-
+	wait "$pid" || rc=$?
+	if [[ $rc -ne 0 && $TAP_RELAY_FAILED -eq 0 ]]; then
+		tap_result fail "vm: selftests" "vm.sh check exited with status $rc"
+	elif [[ $TAP_RELAY_SEEN -eq 0 ]]; then
+		tap_result fail "vm: selftests" "no results from the VM"
+	fi
+	[[ $rc -eq 0 ]] || failed_extra=1
+}
+
+tap_begin
+[[ ${VRNIC_CHECK_HOST:-1} == 0 ]] || host_tests
+[[ ${VRNIC_CHECK_VM:-1} == 0 ]] || vm_tests "$@"
+rc=0
+tap_end || rc=1
+[[ $failed_extra -eq 0 ]] || rc=1
+exit "$rc"

@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# dp_lib.sh - shared helpers of the data path shell tests (dp_*.sh).
+#
+# Sourced, not run.  Prints KTAP, builds two "hosts" joined by a veth pair
+# and creates RoCE devices on them with `rdma link add`, runs client/server
+# pairs with timeouts.  All addresses are private ones that exist only on
+# the veths created here; no traffic leaves the machine.
+#
+# Environment:
+#   DP_LINK_TYPE  device type under test (default vrnic; rxe to validate the
+#                 tests against rdma_rxe)
+#   DP_TIMEOUT    seconds allowed per command (default 90; TCG is slow)
+#   DP_KEEP_LOGS  keep the per-command logs in $DP_LOG after the run
+#
+# Placement: a driver that serves netdevs in any network namespace (vrnic)
+# gets one namespace per host.  rdma_rxe on 6.1 opens its UDP socket and
+# routes only in init_net, so its devices stay in init_net; when both hosts
+# are in init_net, policy routing forces the traffic between the two local
+# addresses over the veth instead of the loopback device.
+
+DP_LINK_TYPE=${DP_LINK_TYPE:-vrnic}
+DP_TIMEOUT=${DP_TIMEOUT:-90}
+DP_ID=${DP_ID:-$(($$ % 1000))}
+DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
+DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DP_REPO=$(cd "$DP_DIR/.." && pwd)
+
+DP_ADDR_A=10.77.0.1
+DP_ADDR_B=10.77.0.2
+DP_ADDR_C=10.77.1.1
+
+KSFT_SKIP=4
+
+DP_N=0
+DP_PASS=0
+DP_FAIL=0
+DP_SKIP=0
+DP_CLEANUP=()
+
+# ---- KTAP ----
+
+dp_begin() {
+	echo "TAP version 13"
+	echo "# $(basename "$0"): DP_LINK_TYPE=$DP_LINK_TYPE logs in $DP_LOG"
+}
+
+dp_log() {
+	echo "# $*"
+}
+
+# dp_result {ok|fail|skip} NAME [REASON]
+dp_result() {
+	local st=$1 name=$2 reason=${3:-}
+
+	DP_N=$((DP_N + 1))
+	case $st in
+	ok)
+		DP_PASS=$((DP_PASS + 1))
+		echo "ok $DP_N $name"
+		;;
+	skip)
+		DP_SKIP=$((DP_SKIP + 1))
+		echo "ok $DP_N $name # SKIP${reason:+ $reason}"
+		;;
+	*)
+		DP_FAIL=$((DP_FAIL + 1))
+		echo "not ok $DP_N $name${reason:+ # $reason}"
+		;;
+	esac
+}
+
+# Print a file's tail as KTAP comments.
+dp_tail() {
+	[[ -s $1 ]] || return 0
+	echo "# --- $(basename "$1") ---"
+	tail -n "${2:-15}" "$1" | sed 's/^/#   /'
+}
+
+# Print the plan and the totals; exit status for the script.
+dp_end() {
+	echo "1..$DP_N"
+	echo "# totals: pass:$DP_PASS fail:$DP_FAIL skip:$DP_SKIP"
+	if [[ $DP_FAIL -gt 0 ]]; then
+		return 1
+	elif [[ $DP_N -eq 0 || $DP_SKIP -eq $DP_N ]]; then
+		return "$KSFT_SKIP"
+	fi
+	return 0
+}
+
+# Stop the whole script: every test skipped for one reason.
+dp_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit "$KSFT_SKIP"
+}
+
+# Known deviations of rdma_rxe on 6.1 (the bar vrnic has to beat): when the
+# device type is rxe, a failing test named in $DP_KNOWN_RXE is reported as
+# SKIP with the reason; for any other device type the test must pass.
+declare -A DP_KNOWN_RXE=()
+
+dp_known_rxe() {
+	DP_KNOWN_RXE[$1]=$2
+}
+
+# dp_report NAME RC [REASON]: report the outcome of a test.
+dp_report() {
+	local name=$1 rc=$2 reason=${3:-}
+
+	if [[ $rc -eq 0 ]]; then
+		dp_result ok "$name"
+	elif [[ $DP_LINK_TYPE == rxe && -n ${DP_KNOWN_RXE[$name]:-} ]]; then
+		dp_result skip "$name" "known rdma_rxe issue: ${DP_KNOWN_RXE[$name]}"
+	else
+		dp_result fail "$name" "$reason"
+	fi
+}
+
+# ---- cleanup ----
+
+dp_defer() {
+	DP_CLEANUP+=("$*")
+}
+
+dp_cleanup() {
+	local i
+
+	for ((i = ${#DP_CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${DP_CLEANUP[i]}" >/dev/null 2>&1
+	done
+	DP_CLEANUP=()
+	[[ -n ${DP_KEEP_LOGS:-} ]] || rm -rf "$DP_LOG"
+}
+
+# ---- requirements ----
+
+dp_require() {
+	local c
+
+	[[ $(id -u) -eq 0 ]] || dp_skip_all "must run as root"
+	for c in ip rdma timeout "$@"; do
+		command -v "$c" >/dev/null || dp_skip_all "$c not installed"
+	done
+}
+
+# Can driver $1 serve a netdev outside init_net?
+dp_netns_capable() {
+	case $1 in
+	rxe) return 1 ;;	# 6.1: UDP socket and route lookups in init_net only
+	*) return 0 ;;
+	esac
+}
+
+# Make sure the driver of link type $1 is present.
+dp_load() {
+	case $1 in
+	rxe)
+		modprobe rdma_rxe 2>/dev/null
+		[[ -d /sys/module/rdma_rxe ]]
+		;;
+	vrnic)
+		[[ -d /sys/module/vrnic ]] && return 0
+		if [[ -n ${VRNIC_KO:-} && -f $VRNIC_KO ]]; then
+			insmod "$VRNIC_KO"
+		else
+			modprobe vrnic 2>/dev/null
+		fi
+		[[ -d /sys/module/vrnic ]]
+		;;
+	*)
+		modprobe "rdma-link-$1" 2>/dev/null
+		return 0
+		;;
+	esac
+}
+
+# ---- hosts ----
+
+# Hosts are named A and B (and C, the loopback device, living with A).
+# DP_NS[h] is the network namespace of host h ("" = init_net).
+declare -A DP_NS=() DP_DEV=() DP_IF=() DP_ADDR=() DP_TYPE=()
+
+# dp_in HOST CMD...: run CMD in HOST's network namespace.
+dp_in() {
+	local ns=${DP_NS[$1]}
+
+	shift
+	if [[ -n $ns ]]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# The GID string (sysfs format) of IPv4 address $1.
+dp_gid_of() {
+	local IFS=.
+
+	# shellcheck disable=SC2086 # split the dotted quad
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+
+# dp_gid_index DEV ADDR: print the index of the RoCE v2 GID of ADDR on port
+# 1, waiting up to 20s for the GID table to be populated.
+dp_gid_index() {
+	local dev=$1 gid try f idx
+
+	gid=$(dp_gid_of "$2")
+	for ((try = 0; try < 200; try++)); do
+		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+			[[ $(cat "$f" 2>/dev/null) == "$gid" ]] || continue
+			idx=${f##*/}
+			if [[ $(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$idx" 2>/dev/null) == "RoCE v2" ]]; then
+				echo "$idx"
+				return 0
+			fi
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# dp_port_active DEV: wait for port 1 to become ACTIVE.
+dp_port_active() {
+	local try
+
+	for ((try = 0; try < 100; try++)); do
+		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# dp_add_dev HOST TYPE NAME IF: rdma link add in HOST's namespace.
+dp_add_dev() {
+	local h=$1 type=$2 name=$3 ifname=$4
+
+	dp_in "$h" rdma link add "$name" type "$type" netdev "$ifname" || return 1
+	dp_defer "rdma link delete $name"
+	DP_DEV[$h]=$name
+	DP_TYPE[$h]=$type
+	dp_port_active "$name"
+}
+
+# Route traffic between two local addresses over the veth (both hosts in
+# init_net): locally generated packets to B leave through A's veth and vice
+# versa; the local table moves behind these rules; the receiving veth
+# accepts packets with a local source address.
+dp_force_veth_routing() {
+	local ta=$((1000 + DP_ID)) tb=$((2000 + DP_ID)) i
+
+	for i in all default "${DP_IF[A]}" "${DP_IF[B]}"; do
+		sysctl -qw "net.ipv4.conf.$i.rp_filter=0"
+		sysctl -qw "net.ipv4.conf.$i.accept_local=1"
+	done
+	if ip rule show pref 0 | grep -q 'lookup local'; then
+		ip rule add pref 1000 lookup local
+		ip rule del pref 0 lookup local
+		dp_defer "ip rule add pref 0 lookup local; ip rule del pref 1000 lookup local"
+	fi
+	ip route add "$DP_ADDR_B" dev "${DP_IF[A]}" src "$DP_ADDR_A" table "$ta"
+	ip route add "$DP_ADDR_A" dev "${DP_IF[B]}" src "$DP_ADDR_B" table "$tb"
+	ip rule add pref 100 iif lo to "$DP_ADDR_B" lookup "$ta"
+	ip rule add pref 101 iif lo to "$DP_ADDR_A" lookup "$tb"
+	dp_defer "ip rule del pref 100; ip rule del pref 101; ip route flush table $ta; ip route flush table $tb"
+	ip neigh replace "$DP_ADDR_B" dev "${DP_IF[A]}" nud permanent \
+		lladdr "$(cat "/sys/class/net/${DP_IF[B]}/address")"
+	ip neigh replace "$DP_ADDR_A" dev "${DP_IF[B]}" nud permanent \
+		lladdr "$(cat "/sys/class/net/${DP_IF[A]}/address")"
+}
+
+# dp_topology TYPE_A TYPE_B [loopback]: hosts A (10.77.0.1) and B
+# (10.77.0.2) on a veth pair, a device of TYPE_A on A's end and of TYPE_B on
+# B's; with "loopback", a third device of TYPE_A (C, 10.77.1.1) on its own
+# veth in A's namespace for same-device tests.  Devices: DP_DEV[A|B|C], GID
+# indexes: DP_GIDX[A|B|C].
+declare -A DP_GIDX=()
+
+dp_topology() {
+	local ta=$1 tb=$2 lo=${3:-} h
+
+	DP_IF[A]=dpv${DP_ID}a
+	DP_IF[B]=dpv${DP_ID}b
+	DP_ADDR[A]=$DP_ADDR_A
+	DP_ADDR[B]=$DP_ADDR_B
+	DP_NS[A]=
+	DP_NS[B]=
+	dp_netns_capable "$ta" && DP_NS[A]=dp${DP_ID}a
+	dp_netns_capable "$tb" && DP_NS[B]=dp${DP_ID}b
+
+	ip link add "${DP_IF[A]}" mtu 9000 type veth peer name "${DP_IF[B]}" mtu 9000 || return 1
+	dp_defer "ip link delete ${DP_IF[A]}"
+	for h in A B; do
+		if [[ -n ${DP_NS[$h]} ]]; then
+			ip netns add "${DP_NS[$h]}" || return 1
+			dp_defer "ip netns delete ${DP_NS[$h]}"
+			ip -n "${DP_NS[$h]}" link set lo up
+			ip link set "${DP_IF[$h]}" netns "${DP_NS[$h]}" || return 1
+		fi
+		dp_in "$h" ip addr add "${DP_ADDR[$h]}/24" dev "${DP_IF[$h]}" || return 1
+		dp_in "$h" ip link set "${DP_IF[$h]}" up || return 1
+	done
+	[[ -z ${DP_NS[A]} && -z ${DP_NS[B]} ]] && dp_force_veth_routing
+
+	dp_add_dev A "$ta" "dp${DP_ID}a_$ta" "${DP_IF[A]}" || return 1
+	dp_add_dev B "$tb" "dp${DP_ID}b_$tb" "${DP_IF[B]}" || return 1
+
+	if [[ $lo == loopback ]]; then
+		DP_NS[C]=${DP_NS[A]}
+		DP_IF[C]=dpv${DP_ID}c
+		DP_ADDR[C]=$DP_ADDR_C
+		ip link add "${DP_IF[C]}" mtu 9000 type veth peer name "dpv${DP_ID}d" || return 1
+		dp_defer "ip link delete dpv${DP_ID}d"
+		ip link set "dpv${DP_ID}d" up
+		[[ -n ${DP_NS[C]} ]] && ip link set "${DP_IF[C]}" netns "${DP_NS[C]}"
+		dp_in C ip addr add "$DP_ADDR_C/24" dev "${DP_IF[C]}" || return 1
+		dp_in C ip link set "${DP_IF[C]}" up || return 1
+		dp_add_dev C "$ta" "dp${DP_ID}c_$ta" "${DP_IF[C]}" || return 1
+	fi
+
+	for h in A B ${lo:+C}; do
+		DP_GIDX[$h]=$(dp_gid_index "${DP_DEV[$h]}" "${DP_ADDR[$h]}") || {
+			dp_log "no RoCE v2 GID for ${DP_ADDR[$h]} on ${DP_DEV[$h]}"
+			return 1
+		}
+		dp_log "host $h: ns ${DP_NS[$h]:-init_net} dev ${DP_DEV[$h]} (${DP_TYPE[$h]}) if ${DP_IF[$h]} ${DP_ADDR[$h]} gid index ${DP_GIDX[$h]}"
+	done
+}
+
+# ---- running client/server pairs ----
+
+# dp_wait_tcp HOST PORT PID: wait until HOST listens on TCP PORT.
+dp_wait_tcp() {
+	local try
+
+	for ((try = 0; try < 300; try++)); do
+		dp_in "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# dp_wait_cm PORT PID: wait until an rdma_cm ID listens on PORT.
+dp_wait_cm() {
+	local try
+
+	for ((try = 0; try < 300; try++)); do
+		rdma resource show cm_id 2>/dev/null | grep -q "src-addr [^ ]*:$1 .*LISTEN\|LISTEN.*src-addr [^ ]*:$1 " && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+DP_PORT=18600
+
+dp_next_port() {
+	DP_PORT=$((DP_PORT + 1))
+}
+
+# dp_pair NAME WAIT SRV_HOST SRV_CMD CLI_HOST CLI_CMD
+#   Run SRV_CMD in SRV_HOST, wait for it (WAIT: "tcp" on $DP_PORT, "cm" on
+#   $DP_PORT, or a number of seconds), run CLI_CMD in CLI_HOST; both must
+#   exit 0 within $DP_TIMEOUT.  Reports NAME.
+dp_pair() {
+	local name=$1 wait=$2 sh=$3 scmd=$4 ch=$5 ccmd=$6
+	local log=$DP_LOG/${name//\//_} spid src=0 crc=0 why= t0=$SECONDS
+
+	dp_in "$sh" timeout -k 5 "$DP_TIMEOUT" bash -c "$scmd" >"$log.server" 2>&1 &
+	spid=$!
+	case $wait in
+	tcp) dp_wait_tcp "$sh" "$DP_PORT" "$spid" ;;
+	cm) dp_wait_cm "$DP_PORT" "$spid" ;;
+	*) sleep "$wait" ;;
+	esac
+	dp_in "$ch" timeout -k 5 "$DP_TIMEOUT" bash -c "$ccmd" >"$log.client" 2>&1 || crc=$?
+	wait "$spid" || src=$?
+	if [[ $crc -ne 0 || $src -ne 0 ]]; then
+		why="client exit $crc, server exit $src"
+		[[ $crc -eq 124 || $src -eq 124 ]] && why+=" (124: timed out after ${DP_TIMEOUT}s)"
+		echo "# $name: \$ $scmd"
+		dp_tail "$log.server"
+		echo "# $name: \$ $ccmd"
+		dp_tail "$log.client"
+	fi
+	dp_log "$name: $((SECONDS - t0))s"
+	dp_report "$name" $(( crc || src )) "$why"
+	dp_next_port
+	[[ -z $why ]]
+}
+
+# dp_one NAME HOST CMD: a single command that must exit 0.
+dp_one() {
+	local name=$1 h=$2 cmd=$3 log=$DP_LOG/${1//\//_} rc=0
+
+	dp_in "$h" timeout -k 5 "$DP_TIMEOUT" bash -c "$cmd" >"$log" 2>&1 || rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "# $name: \$ $cmd"
+		dp_tail "$log"
+	fi
+	dp_report "$name" "$rc" "exit $rc"
+	return "$rc"
+}
+
+# ---- counters ----
+
+# dp_counter DEV NAME: value of hw counter NAME on port 1 (0 if absent).
+dp_counter() {
+	local f=/sys/class/infiniband/$1/ports/1/hw_counters/$2
+
+	if [[ -r $f ]]; then
+		cat "$f"
+	else
+		rdma statistic show link "$1/1" 2>/dev/null |
+			grep -Eo "(^| )$2 [0-9]+" | awk '{ print $2 }' | head -n 1 | grep . || echo 0
+	fi
+}
+
+# Names of the hw counters that count retransmissions by the requester,
+# per driver (summed).
+dp_retx_counters() {
+	case $1 in
+	rxe) echo completer_retry_err ;;	# rxe_comp.c: a retry of the SQ
+	vrnic) echo "${DP_VRNIC_RETX_COUNTERS:-retransmits}" ;;
+	*) echo retransmits ;;
+	esac
+}
+
+dp_retx_sum() {
+	local dev=$1 type=$2 c sum=0
+
+	for c in $(dp_retx_counters "$type"); do
+		sum=$((sum + $(dp_counter "$dev" "$c")))
+	done
+	echo "$sum"
+}
+
+# ---- resources ----
+
+# dp_res_count DEV TYPE [user]: number of TYPE (qp, cq, mr, pd) objects of
+# DEV; with "user" only those owned by a process (not the kernel's own, such
+# as the GSI QP of the MAD layer).
+dp_res_count() {
+	local lines
+
+	lines=$(rdma resource show "$2" 2>/dev/null | grep -E "^(link|dev) $1(/| )")
+	[[ ${3:-} == user ]] && lines=$(grep "pid [0-9]" <<<"$lines")
+	grep -c . <<<"$lines"
+}

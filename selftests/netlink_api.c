@@ -1,0 +1,1344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "vrnic" generic netlink API (uapi/vrnic.h) against the real module:
+ * round trips of every object, one test per rejected attribute (errno and
+ * extack text, and nothing changed), unprivileged SETs, notifications and
+ * dumps that resume.  Raw netlink sockets, so what is tested is the wire
+ * format itself.  Run as root in the test VM (selftests/vm/vm.sh).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <vrnic.h>	/* uapi/vrnic.h */
+
+#include "kselftest_harness.h"
+
+#define DEV		"vrnicnl0"
+#define NETDEV		"vrnlnd0"
+#define DEV2		"vrnicnl1"
+#define NETDEV2		"vrnlnd1"
+#define BUFSZ		(64 * 1024)
+
+/* ---- A tiny raw generic netlink client ---- */
+
+struct msg {
+	char buf[8192];
+	struct nlmsghdr *nlh;
+	struct nlattr *nest[4];
+	int depth;
+};
+
+struct nl {
+	int fd;
+	uint16_t family;
+	uint32_t seq;
+	uint32_t mcgrp;
+	char extack[256];
+	uint32_t extack_off;	/* NLMSGERR_ATTR_OFFS, 0 if none */
+};
+
+static void msg_init(struct msg *m, uint16_t type, uint16_t flags, uint8_t cmd)
+{
+	struct genlmsghdr *g;
+
+	memset(m->buf, 0, sizeof(m->buf));
+	m->nlh = (struct nlmsghdr *)m->buf;
+	m->nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m->nlh->nlmsg_type = type;
+	m->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	g = NLMSG_DATA(m->nlh);
+	g->cmd = cmd;
+	g->version = VRNIC_GENL_VERSION;
+	m->depth = 0;
+}
+
+static void put(struct msg *m, uint16_t type, const void *data, int len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	if (len)
+		memcpy((char *)a + NLA_HDRLEN, data, len);
+	m->nlh->nlmsg_len = NLMSG_ALIGN(m->nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void put_u8(struct msg *m, uint16_t t, uint8_t v) { put(m, t, &v, 1); }
+static void put_u32(struct msg *m, uint16_t t, uint32_t v) { put(m, t, &v, 4); }
+static void put_u64(struct msg *m, uint16_t t, uint64_t v) { put(m, t, &v, 8); }
+static void put_str(struct msg *m, uint16_t t, const char *s)
+{
+	put(m, t, s, strlen(s) + 1);
+}
+
+static void nest_start(struct msg *m, uint16_t type)
+{
+	m->nest[m->depth++] =
+		(struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh->nlmsg_len));
+	put(m, type | NLA_F_NESTED, NULL, 0);
+}
+
+static void nest_end(struct msg *m)
+{
+	struct nlattr *a = m->nest[--m->depth];
+
+	a->nla_len = m->buf + m->nlh->nlmsg_len - (char *)a;
+}
+
+#define nla_for_each(a, data, len)					\
+	for (a = (struct nlattr *)(data);				\
+	     (char *)a + NLA_HDRLEN <= (char *)(data) + (len) &&	\
+	     a->nla_len >= NLA_HDRLEN &&				\
+	     (char *)a + a->nla_len <= (char *)(data) + (len);		\
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+
+static void *nla_data_(const struct nlattr *a) { return (char *)a + NLA_HDRLEN; }
+static int nla_len_(const struct nlattr *a) { return a->nla_len - NLA_HDRLEN; }
+static int nla_type_(const struct nlattr *a) { return a->nla_type & NLA_TYPE_MASK; }
+static uint8_t get_u8(const struct nlattr *a) { return *(uint8_t *)nla_data_(a); }
+static uint32_t get_u32(const struct nlattr *a) { return *(uint32_t *)nla_data_(a); }
+static uint64_t get_u64(const struct nlattr *a)
+{
+	uint64_t v;
+
+	memcpy(&v, nla_data_(a), sizeof(v));
+	return v;
+}
+
+/* Index the attributes of a stream by type; later duplicates win. */
+static void parse(struct nlattr **tb, int max, const void *data, int len)
+{
+	struct nlattr *a;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	nla_for_each(a, data, len)
+		if (nla_type_(a) <= max)
+			tb[nla_type_(a)] = a;
+}
+
+static void parse_nest(struct nlattr **tb, int max, const struct nlattr *nest)
+{
+	parse(tb, max, nla_data_(nest), nla_len_(nest));
+}
+
+/* The attributes of a genetlink message. */
+static void parse_msg(struct nlattr **tb, int max, const struct nlmsghdr *nlh)
+{
+	parse(tb, max, (char *)NLMSG_DATA(nlh) + GENL_HDRLEN,
+	      nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+}
+
+typedef void (*reply_fn)(const struct nlmsghdr *nlh, void *arg);
+
+static void read_ack_tlvs(struct nl *nl, const struct nlmsghdr *nlh,
+			  const void *tlvs, int len)
+{
+	struct nlattr *a;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	nla_for_each(a, tlvs, len) {
+		if (nla_type_(a) == NLMSGERR_ATTR_MSG)
+			snprintf(nl->extack, sizeof(nl->extack), "%s",
+				 (char *)nla_data_(a));
+		if (nla_type_(a) == NLMSGERR_ATTR_OFFS)
+			nl->extack_off = get_u32(a);
+	}
+}
+
+/*
+ * Send @m and collect the answer: replies go to @fn, the result is 0 or
+ * -errno, and nl->extack holds the kernel's message ("" if none).
+ */
+static int nl_xfer(struct nl *nl, struct msg *m, reply_fn fn, void *arg)
+{
+	static char buf[BUFSZ];
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	bool dump = m->nlh->nlmsg_flags & NLM_F_DUMP;
+	struct nlmsghdr *nlh;
+	int len, err;
+
+	nl->extack[0] = '\0';
+	nl->extack_off = 0;
+	m->nlh->nlmsg_seq = ++nl->seq;
+	if (sendto(nl->fd, m->buf, m->nlh->nlmsg_len, 0,
+		   (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
+		/* Small reads keep the kernel's dump batches small too. */
+		len = recv(nl->fd, buf, dump ? 4096 : sizeof(buf), 0);
+		if (len < 0)
+			return -errno;
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != nl->seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nlh);
+				int off = sizeof(*e);
+
+				if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+					off += e->msg.nlmsg_len - sizeof(e->msg);
+				read_ack_tlvs(nl, nlh, (char *)e + off,
+					      nlh->nlmsg_len - NLMSG_HDRLEN - off);
+				if (e->error || !dump)
+					return e->error;
+				continue;
+			}
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				int *e = NLMSG_DATA(nlh);
+
+				err = *e;
+				read_ack_tlvs(nl, nlh, e + 1,
+					      nlh->nlmsg_len - NLMSG_HDRLEN - 4);
+				if (err)
+					return err;
+				continue;	/* the ACK follows */
+			}
+			if (fn)
+				fn(nlh, arg);
+		}
+	}
+}
+
+static void family_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *g, *gtb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct nl *nl = arg;
+
+	parse_msg(tb, CTRL_ATTR_MAX, nlh);
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		nl->family = *(uint16_t *)nla_data_(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	nla_for_each(g, nla_data_(tb[CTRL_ATTR_MCAST_GROUPS]),
+		     nla_len_(tb[CTRL_ATTR_MCAST_GROUPS])) {
+		parse_nest(gtb, CTRL_ATTR_MCAST_GRP_MAX, g);
+		if (gtb[CTRL_ATTR_MCAST_GRP_NAME] && gtb[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp(nla_data_(gtb[CTRL_ATTR_MCAST_GRP_NAME]),
+			    VRNIC_GENL_MCGRP_CONFIG))
+			nl->mcgrp = get_u32(gtb[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+}
+
+static int nl_open(struct nl *nl)
+{
+	struct msg m;
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		return -errno;
+	if (setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)))
+		return -errno;
+	msg_init(&m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+	put_str(&m, CTRL_ATTR_FAMILY_NAME, VRNIC_GENL_NAME);
+	return nl_xfer(nl, &m, family_reply, nl);
+}
+
+static void nl_close(struct nl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+}
+
+/* ---- Requests ---- */
+
+/* A copy of the first reply: enough for GET doits. */
+struct reply {
+	int count;
+	char buf[16384];
+	int len;
+};
+
+static void keep_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct reply *r = arg;
+
+	if (!r->count++ && nlh->nlmsg_len <= sizeof(r->buf)) {
+		memcpy(r->buf, nlh, nlh->nlmsg_len);
+		r->len = nlh->nlmsg_len;
+	}
+}
+
+/* GET @cmd of @dev; on success tb[] indexes the reply. */
+static int get_obj(struct nl *nl, uint8_t cmd, const char *dev,
+		   struct reply *r, struct nlattr **tb)
+{
+	struct msg m;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	msg_init(&m, nl->family, 0, cmd);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, dev);
+	err = nl_xfer(nl, &m, keep_reply, r);
+	if (!err && r->count != 1)
+		err = -EPROTO;
+	if (!err)
+		parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r->buf);
+	return err;
+}
+
+/*
+ * The value of attribute @type inside nest @nest (u8/u32/u64 by length),
+ * -1 if absent.  Signed so that the harness compares it with plain
+ * constants; use nested_u64() for values above 2^63.
+ */
+static int64_t nested_val(struct nlattr *nest, int type)
+{
+	struct nlattr *a;
+
+	nla_for_each(a, nla_data_(nest), nla_len_(nest)) {
+		if (nla_type_(a) != type)
+			continue;
+		switch (nla_len_(a)) {
+		case 1: return get_u8(a);
+		case 4: return get_u32(a);
+		case 8: return get_u64(a);
+		}
+	}
+	return -1;	/* absent */
+}
+
+static uint64_t nested_u64(struct nlattr *nest, int type)
+{
+	struct nlattr *a;
+
+	nla_for_each(a, nla_data_(nest), nla_len_(nest))
+		if (nla_type_(a) == type && nla_len_(a) == 8)
+			return get_u64(a);
+	return 0;
+}
+
+static const struct {
+	uint8_t get, set;
+	int nest;
+} objs[] = {
+	{ VRNIC_CMD_LIMITS_GET, VRNIC_CMD_LIMITS_SET, VRNIC_ATTR_LIMITS },
+	{ VRNIC_CMD_QOS_GET, VRNIC_CMD_QOS_SET, VRNIC_ATTR_QOS },
+	{ VRNIC_CMD_DCQCN_GET, VRNIC_CMD_DCQCN_SET, VRNIC_ATTR_DCQCN },
+};
+
+/* The whole configuration of @dev (all three nests, raw), for comparing. */
+struct snapshot {
+	char nest[3][4096];
+	int len[3];
+};
+
+static int snapshot(struct nl *nl, const char *dev, struct snapshot *s)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct reply r;
+	int i, err;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < 3; i++) {
+		err = get_obj(nl, objs[i].get, dev, &r, tb);
+		if (err)
+			return err;
+		if (!tb[objs[i].nest])
+			return -EPROTO;
+		s->len[i] = tb[objs[i].nest]->nla_len;
+		memcpy(s->nest[i], tb[objs[i].nest], s->len[i]);
+	}
+	return 0;
+}
+
+static bool snapshot_eq(const struct snapshot *a, const struct snapshot *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static int add_dev(const char *dev, const char *netdev)
+{
+	if (sh("ip link add %s type dummy && ip link set %s up", netdev, netdev))
+		return -1;
+	return sh("rdma link add %s type vrnic netdev %s", dev, netdev);
+}
+
+static void del_dev(const char *dev, const char *netdev)
+{
+	sh("rdma link del %s 2>/dev/null", dev);
+	sh("ip link del %s 2>/dev/null", netdev);
+}
+
+/* ---- Fixture: one vrnic device on a dummy netdev ---- */
+
+FIXTURE(vrnic) {
+	struct nl nl;
+};
+
+FIXTURE_SETUP(vrnic)
+{
+	int err;
+
+	if (getuid())
+		SKIP(return, "needs root (run in the VM)");
+	del_dev(DEV, NETDEV);
+	ASSERT_EQ(0, add_dev(DEV, NETDEV))
+		TH_LOG("cannot create %s on %s (is vrnic.ko loaded?)", DEV,
+		       NETDEV);
+	err = nl_open(&self->nl);
+	ASSERT_EQ(0, err) TH_LOG("family %s: %s", VRNIC_GENL_NAME,
+				 strerror(-err));
+	ASSERT_NE(0, self->nl.family);
+}
+
+FIXTURE_TEARDOWN(vrnic)
+{
+	nl_close(&self->nl);
+	del_dev(DEV, NETDEV);
+}
+
+TEST_F(vrnic, family_has_config_group)
+{
+	ASSERT_NE(0U, self->nl.mcgrp);
+}
+
+TEST_F(vrnic, limits_defaults_match_params)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *l;
+	struct reply r;
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, DEV, &r, tb));
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_DEV_INDEX]);
+	ASSERT_STREQ(DEV, (char *)nla_data_(tb[VRNIC_ATTR_DEV_NAME]));
+	l = tb[VRNIC_ATTR_LIMITS];
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(0x10000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_QP));
+	EXPECT_EQ(0x4000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_CQ));
+	EXPECT_EQ(0x40000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_MR));
+	EXPECT_EQ(0x8000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_PD));
+	EXPECT_EQ(0x4000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_SRQ));
+	EXPECT_EQ(0x8000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_AH));
+	EXPECT_EQ(0x4000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_QP_WR));
+	EXPECT_EQ(0x8000, nested_val(l, VRNIC_LIMITS_ATTR_MAX_CQE));
+	EXPECT_EQ(32, nested_val(l, VRNIC_LIMITS_ATTR_MAX_SGE));
+	EXPECT_EQ(512, nested_val(l, VRNIC_LIMITS_ATTR_MAX_INLINE_DATA));
+	EXPECT_EQ(128, nested_val(l, VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM));
+	EXPECT_EQ(~0ULL, nested_u64(l, VRNIC_LIMITS_ATTR_MAX_MR_SIZE));
+}
+
+TEST_F(vrnic, limits_set_round_trips_and_keeps_the_rest)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct reply r;
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, VRNIC_ATTR_LIMITS);
+	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 100);
+	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, 0);
+	put_u64(&m, VRNIC_LIMITS_ATTR_MAX_MR_SIZE, 1ULL << 30);
+	nest_end(&m);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+		TH_LOG("extack: %s", self->nl.extack);
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, DEV, &r, tb));
+	EXPECT_EQ(100, nested_val(tb[VRNIC_ATTR_LIMITS],
+				  VRNIC_LIMITS_ATTR_MAX_QP));
+	EXPECT_EQ(0, nested_val(tb[VRNIC_ATTR_LIMITS],
+				VRNIC_LIMITS_ATTR_MAX_INLINE_DATA));
+	EXPECT_EQ(1ULL << 30, nested_u64(tb[VRNIC_ATTR_LIMITS],
+					 VRNIC_LIMITS_ATTR_MAX_MR_SIZE));
+	EXPECT_EQ(0x4000, nested_val(tb[VRNIC_ATTR_LIMITS],
+				     VRNIC_LIMITS_ATTR_MAX_CQ));
+}
+
+/* Entry @key of a map nest (array of {key, value} nests); -1 if absent. */
+static int map_get(struct nlattr *map, int ktype, int vtype, int key)
+{
+	struct nlattr *e;
+
+	nla_for_each(e, nla_data_(map), nla_len_(map))
+		if ((int)nested_val(e, ktype) == key)
+			return nested_val(e, vtype);
+	return -1;
+}
+
+static int map_count(struct nlattr *map)
+{
+	struct nlattr *e;
+	int n = 0;
+
+	nla_for_each(e, nla_data_(map), nla_len_(map))
+		n++;
+	return n;
+}
+
+TEST_F(vrnic, qos_defaults)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *qtb[VRNIC_QOS_ATTR_MAX + 1];
+	struct reply r;
+	int i;
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_QOS_GET, DEV, &r, tb));
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_QOS]);
+	parse_nest(qtb, VRNIC_QOS_ATTR_MAX, tb[VRNIC_ATTR_QOS]);
+	EXPECT_EQ(VRNIC_TRUST_PCP, get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
+	EXPECT_EQ(0, get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
+	EXPECT_EQ(0xff, get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
+	EXPECT_EQ(0, get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
+	EXPECT_EQ(48, get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
+	EXPECT_EQ(6, get_u8(qtb[VRNIC_QOS_ATTR_CNP_PRIO]));
+	ASSERT_EQ(VRNIC_NUM_DSCP, map_count(qtb[VRNIC_QOS_ATTR_DSCP2PRIO]));
+	ASSERT_EQ(VRNIC_NUM_PRIO, map_count(qtb[VRNIC_QOS_ATTR_PRIO2TC]));
+	for (i = 0; i < VRNIC_NUM_DSCP; i++)
+		EXPECT_EQ(i >> 3, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
+					  VRNIC_DSCP_MAP_ATTR_DSCP,
+					  VRNIC_DSCP_MAP_ATTR_PRIO, i));
+	for (i = 0; i < VRNIC_NUM_PRIO; i++)
+		EXPECT_EQ(i, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
+				     VRNIC_TC_MAP_ATTR_PRIO,
+				     VRNIC_TC_MAP_ATTR_TC, i));
+}
+
+static void put_map_entry(struct msg *m, int kt, int k, int vt, int v)
+{
+	nest_start(m, VRNIC_ENTRY);
+	put_u8(m, kt, k);
+	put_u8(m, vt, v);
+	nest_end(m);
+}
+
+TEST_F(vrnic, qos_set_round_trips)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *qtb[VRNIC_QOS_ATTR_MAX + 1];
+	struct reply r;
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QOS_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, VRNIC_ATTR_QOS);
+	put_u8(&m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
+	put_u8(&m, VRNIC_QOS_ATTR_PFC_EN, 0x08);
+	put_u8(&m, VRNIC_QOS_ATTR_ECN_EN, 0x0f);
+	put_u8(&m, VRNIC_QOS_ATTR_TCLASS, 106);
+	put_u8(&m, VRNIC_QOS_ATTR_CNP_DSCP, 40);
+	nest_start(&m, VRNIC_QOS_ATTR_DSCP2PRIO);
+	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 46, VRNIC_DSCP_MAP_ATTR_PRIO, 5);
+	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 26, VRNIC_DSCP_MAP_ATTR_PRIO, 3);
+	nest_end(&m);
+	nest_start(&m, VRNIC_QOS_ATTR_PRIO2TC);
+	put_map_entry(&m, VRNIC_TC_MAP_ATTR_PRIO, 3, VRNIC_TC_MAP_ATTR_TC, 1);
+	nest_end(&m);
+	nest_end(&m);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+		TH_LOG("extack: %s", self->nl.extack);
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_QOS_GET, DEV, &r, tb));
+	parse_nest(qtb, VRNIC_QOS_ATTR_MAX, tb[VRNIC_ATTR_QOS]);
+	EXPECT_EQ(VRNIC_TRUST_DSCP, get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
+	EXPECT_EQ(0x08, get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
+	EXPECT_EQ(0x0f, get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
+	EXPECT_EQ(106, get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
+	EXPECT_EQ(40, get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
+	EXPECT_EQ(5, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
+			     VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO,
+			     46));
+	EXPECT_EQ(3, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
+			     VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO,
+			     26));
+	/* Entries not in the request keep their value. */
+	EXPECT_EQ(4, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
+			     VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO,
+			     34));
+	EXPECT_EQ(1, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
+			     VRNIC_TC_MAP_ATTR_PRIO, VRNIC_TC_MAP_ATTR_TC, 3));
+	EXPECT_EQ(2, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
+			     VRNIC_TC_MAP_ATTR_PRIO, VRNIC_TC_MAP_ATTR_TC, 2));
+
+	/* The CNP DSCP is one setting, shown by both objects. */
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_DCQCN_GET, DEV, &r, tb));
+	EXPECT_EQ(40, nested_val(tb[VRNIC_ATTR_DCQCN],
+				 VRNIC_DCQCN_ATTR_CNP_DSCP));
+}
+
+TEST_F(vrnic, dcqcn_defaults_are_the_papers)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *d;
+	struct reply r;
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_DCQCN_GET, DEV, &r, tb));
+	d = tb[VRNIC_ATTR_DCQCN];
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(55, nested_val(d, VRNIC_DCQCN_ATTR_RPG_TIME_RESET));
+	EXPECT_EQ(10 << 20, nested_val(d, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET));
+	EXPECT_EQ(5, nested_val(d, VRNIC_DCQCN_ATTR_RPG_THRESHOLD));
+	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MAX_RATE));
+	EXPECT_EQ(40, nested_val(d, VRNIC_DCQCN_ATTR_RPG_AI_RATE));
+	EXPECT_EQ(400, nested_val(d, VRNIC_DCQCN_ATTR_RPG_HAI_RATE));
+	EXPECT_EQ(1, nested_val(d, VRNIC_DCQCN_ATTR_RPG_GD));
+	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC));
+	EXPECT_EQ(1, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MIN_RATE));
+	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP));
+	EXPECT_EQ(4, nested_val(d, VRNIC_DCQCN_ATTR_DCE_TCP_G));
+	EXPECT_EQ(55, nested_val(d, VRNIC_DCQCN_ATTR_DCE_TCP_RTT));
+	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD));
+	EXPECT_EQ(1024, nested_val(d, VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE));
+	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS));
+	EXPECT_EQ(48, nested_val(d, VRNIC_DCQCN_ATTR_CNP_DSCP));
+	EXPECT_EQ(6, nested_val(d, VRNIC_DCQCN_ATTR_CNP_802P_PRIO));
+}
+
+TEST_F(vrnic, dcqcn_set_round_trips)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *d;
+	struct reply r;
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_DCQCN_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, VRNIC_ATTR_DCQCN);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_TIME_RESET, 300);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, 0);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_MAX_RATE, 25000);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_MIN_RATE, 10);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_AI_RATE, 5);
+	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_HAI_RATE, 50);
+	put_u32(&m, VRNIC_DCQCN_ATTR_DCE_TCP_G, 1024);
+	put_u32(&m, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS, 0);
+	put_u8(&m, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, 7);
+	nest_end(&m);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+		TH_LOG("extack: %s", self->nl.extack);
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_DCQCN_GET, DEV, &r, tb));
+	d = tb[VRNIC_ATTR_DCQCN];
+	EXPECT_EQ(300, nested_val(d, VRNIC_DCQCN_ATTR_RPG_TIME_RESET));
+	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET));
+	EXPECT_EQ(25000, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MAX_RATE));
+	EXPECT_EQ(10, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MIN_RATE));
+	EXPECT_EQ(5, nested_val(d, VRNIC_DCQCN_ATTR_RPG_AI_RATE));
+	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_RPG_HAI_RATE));
+	EXPECT_EQ(1024, nested_val(d, VRNIC_DCQCN_ATTR_DCE_TCP_G));
+	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS));
+	EXPECT_EQ(7, nested_val(d, VRNIC_DCQCN_ATTR_CNP_802P_PRIO));
+	EXPECT_EQ(5, nested_val(d, VRNIC_DCQCN_ATTR_RPG_THRESHOLD));
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_QOS_GET, DEV, &r, tb));
+	EXPECT_EQ(7, nested_val(tb[VRNIC_ATTR_QOS], VRNIC_QOS_ATTR_CNP_PRIO));
+}
+
+TEST_F(vrnic, port_counters_have_stable_names)
+{
+	static const char *const first[] = {
+		"tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
+	};
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *e;
+	struct nlattr *ctb[VRNIC_COUNTER_ATTR_MAX + 1];
+	struct reply r;
+	int n = 0;
+
+	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_STATS_GET, DEV, &r, tb));
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_COUNTERS]);
+	EXPECT_EQ(1U, get_u32(tb[VRNIC_ATTR_PORT]));
+	nla_for_each(e, nla_data_(tb[VRNIC_ATTR_COUNTERS]),
+		     nla_len_(tb[VRNIC_ATTR_COUNTERS])) {
+		parse_nest(ctb, VRNIC_COUNTER_ATTR_MAX, e);
+		ASSERT_NE(NULL, ctb[VRNIC_COUNTER_ATTR_NAME]);
+		ASSERT_NE(NULL, ctb[VRNIC_COUNTER_ATTR_VALUE]);
+		ASSERT_EQ(8, nla_len_(ctb[VRNIC_COUNTER_ATTR_VALUE]));
+		if (n < 4)
+			EXPECT_STREQ(first[n],
+				     (char *)nla_data_(ctb[VRNIC_COUNTER_ATTR_NAME]));
+		n++;
+	}
+	EXPECT_GE(n, 20);
+}
+
+TEST_F(vrnic, qp_counters_unknown_qpn)
+{
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QP_STATS_GET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	put_u32(&m, VRNIC_ATTR_QPN, 0xfffffe);
+	ASSERT_EQ(-ENOENT, nl_xfer(&self->nl, &m, NULL, NULL));
+	ASSERT_STREQ("no such qpn", self->nl.extack);
+}
+
+struct qp_dump {
+	int count;
+	bool ok;
+};
+
+static void qp_dump_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct qp_dump *d = arg;
+
+	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	d->count++;
+	if (!tb[VRNIC_ATTR_QPN] || !tb[VRNIC_ATTR_COUNTERS])
+		d->ok = false;
+}
+
+TEST_F(vrnic, qp_counters_dump_succeeds)
+{
+	struct qp_dump d = { .ok = true };
+	struct msg m;
+
+	msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, qp_dump_reply, &d))
+		TH_LOG("extack: %s", self->nl.extack);
+	ASSERT_TRUE(d.ok);
+	TH_LOG("%d QPs", d.count);
+}
+
+TEST_F(vrnic, unknown_device_is_enodev)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct reply r;
+
+	ASSERT_EQ(-ENODEV, get_obj(&self->nl, VRNIC_CMD_LIMITS_GET,
+				   "nosuchdev0", &r, tb));
+	ASSERT_STREQ("no such device", self->nl.extack);
+}
+
+TEST_F(vrnic, non_vrnic_device_is_enodev)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct reply r;
+	struct msg m;
+	int err;
+
+	if (sh("modprobe rdma_rxe 2>/dev/null") ||
+	    sh("rdma link add vrnlrxe0 type rxe netdev %s", NETDEV))
+		SKIP(return, "no rdma_rxe to compare with");
+	err = get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, "vrnlrxe0", &r, tb);
+	EXPECT_EQ(-ENODEV, err);
+	EXPECT_STREQ("device is not a vrnic device", self->nl.extack);
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, "vrnlrxe0");
+	nest_start(&m, VRNIC_ATTR_LIMITS);
+	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
+	nest_end(&m);
+	EXPECT_EQ(-ENODEV, nl_xfer(&self->nl, &m, NULL, NULL));
+	EXPECT_STREQ("device is not a vrnic device", self->nl.extack);
+	sh("rdma link del vrnlrxe0");
+}
+
+TEST_F(vrnic, set_without_device_is_rejected)
+{
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
+	nest_start(&m, VRNIC_ATTR_LIMITS);
+	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
+	nest_end(&m);
+	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
+	ASSERT_STREQ("dev_name missing", self->nl.extack);
+}
+
+TEST_F(vrnic, set_without_object_is_rejected)
+{
+	struct msg m;
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_DCQCN_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
+	ASSERT_STREQ("dcqcn missing", self->nl.extack);
+}
+
+/* ---- Notifications ---- */
+
+static int ntf_open(struct nl *mon, struct nl *ref)
+{
+	int err = nl_open(mon);
+
+	if (err)
+		return err;
+	if (setsockopt(mon->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+		       &ref->mcgrp, sizeof(ref->mcgrp)))
+		return -errno;
+	return 0;
+}
+
+/* Wait up to @ms for a notification; its message into @r. */
+static int ntf_wait(struct nl *mon, struct reply *r, int ms)
+{
+	struct pollfd p = { .fd = mon->fd, .events = POLLIN };
+	int len;
+
+	memset(r, 0, sizeof(*r));
+	if (poll(&p, 1, ms) <= 0)
+		return -ETIMEDOUT;
+	len = recv(mon->fd, r->buf, sizeof(r->buf), 0);
+	if (len < (int)NLMSG_HDRLEN)
+		return -EPROTO;
+	r->len = len;
+	return 0;
+}
+
+TEST_F(vrnic, set_notifies_config_group_once_per_change)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct genlmsghdr *g;
+	struct nl mon;
+	struct reply r;
+	struct msg m;
+
+	ASSERT_EQ(0, ntf_open(&mon, &self->nl));
+
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, VRNIC_ATTR_LIMITS);
+	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_CQ, 321);
+	nest_end(&m);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+
+	ASSERT_EQ(0, ntf_wait(&mon, &r, 2000));
+	g = NLMSG_DATA((struct nlmsghdr *)r.buf);
+	EXPECT_EQ(VRNIC_CMD_CONFIG_NTF, g->cmd);
+	parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_DEV_NAME]);
+	EXPECT_STREQ(DEV, (char *)nla_data_(tb[VRNIC_ATTR_DEV_NAME]));
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_LIMITS]);
+	EXPECT_EQ(321, nested_val(tb[VRNIC_ATTR_LIMITS],
+				  VRNIC_LIMITS_ATTR_MAX_CQ));
+
+	/* The same request again changes nothing: no notification. */
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+	EXPECT_EQ(-ETIMEDOUT, ntf_wait(&mon, &r, 300));
+
+	/* A QoS change announces the QoS object. */
+	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QOS_SET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, VRNIC_ATTR_QOS);
+	put_u8(&m, VRNIC_QOS_ATTR_PFC_EN, 0x10);
+	nest_end(&m);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+	ASSERT_EQ(0, ntf_wait(&mon, &r, 2000));
+	parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
+	ASSERT_NE(NULL, tb[VRNIC_ATTR_QOS]);
+	EXPECT_EQ(0x10, nested_val(tb[VRNIC_ATTR_QOS], VRNIC_QOS_ATTR_PFC_EN));
+	nl_close(&mon);
+}
+
+/* ---- Unprivileged callers ---- */
+
+/* In a child that dropped every capability: errno of a SET, or 1000+. */
+static int unprivileged_set(struct nl *nl, int obj)
+{
+	struct msg m;
+	pid_t pid;
+	int status, err;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+		struct reply r;
+		struct nl unl;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(1001);
+		if (nl_open(&unl))
+			_exit(1002);
+		/* Reading stays allowed. */
+		if (get_obj(&unl, objs[obj].get, DEV, &r, tb))
+			_exit(1003);
+		msg_init(&m, unl.family, 0, objs[obj].set);
+		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+		nest_start(&m, objs[obj].nest);
+		if (obj == 0)
+			put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 7);
+		else if (obj == 1)
+			put_u8(&m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
+		else
+			put_u32(&m, VRNIC_DCQCN_ATTR_RPG_GD, 7);
+		nest_end(&m);
+		err = nl_xfer(&unl, &m, NULL, NULL);
+		_exit(-err > 255 ? 255 : -err);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 2000;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(vrnic, unprivileged_set_is_eperm_and_changes_nothing)
+{
+	struct snapshot before, after;
+	int i;
+
+	ASSERT_EQ(0, snapshot(&self->nl, DEV, &before));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(EPERM, unprivileged_set(&self->nl, i))
+			TH_LOG("object %d", i);
+	ASSERT_EQ(0, snapshot(&self->nl, DEV, &after));
+	ASSERT_TRUE(snapshot_eq(&before, &after));
+}
+
+/* ---- Dumps ---- */
+
+struct dev_dump {
+	int seen[2];
+	int other;
+	uint8_t cmd;
+	int nest;
+	bool ok;
+};
+
+static void dev_dump_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct dev_dump *d = arg;
+	const char *name;
+
+	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	if (!tb[VRNIC_ATTR_DEV_NAME] || !tb[d->nest] ||
+	    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != d->cmd) {
+		d->ok = false;
+		return;
+	}
+	name = nla_data_(tb[VRNIC_ATTR_DEV_NAME]);
+	if (!strcmp(name, DEV))
+		d->seen[0]++;
+	else if (!strcmp(name, DEV2))
+		d->seen[1]++;
+	else
+		d->other++;
+}
+
+TEST_F(vrnic, object_dumps_list_each_device_once)
+{
+	static const struct { uint8_t cmd; int nest; } dumps[] = {
+		{ VRNIC_CMD_LIMITS_GET, VRNIC_ATTR_LIMITS },
+		{ VRNIC_CMD_QOS_GET, VRNIC_ATTR_QOS },
+		{ VRNIC_CMD_DCQCN_GET, VRNIC_ATTR_DCQCN },
+		{ VRNIC_CMD_STATS_GET, VRNIC_ATTR_COUNTERS },
+	};
+	struct dev_dump d;
+	struct msg m;
+	int i;
+
+	del_dev(DEV2, NETDEV2);
+	ASSERT_EQ(0, add_dev(DEV2, NETDEV2));
+	for (i = 0; i < 4; i++) {
+		memset(&d, 0, sizeof(d));
+		d.ok = true;
+		d.cmd = dumps[i].cmd;
+		d.nest = dumps[i].nest;
+		msg_init(&m, self->nl.family, NLM_F_DUMP, dumps[i].cmd);
+		EXPECT_EQ(0, nl_xfer(&self->nl, &m, dev_dump_reply, &d));
+		EXPECT_TRUE(d.ok);
+		EXPECT_EQ(1, d.seen[0]) TH_LOG("cmd %d", dumps[i].cmd);
+		EXPECT_EQ(1, d.seen[1]) TH_LOG("cmd %d", dumps[i].cmd);
+
+		/* Filtered by name: only that device. */
+		memset(&d, 0, sizeof(d));
+		d.ok = true;
+		d.cmd = dumps[i].cmd;
+		d.nest = dumps[i].nest;
+		msg_init(&m, self->nl.family, NLM_F_DUMP, dumps[i].cmd);
+		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV2);
+		EXPECT_EQ(0, nl_xfer(&self->nl, &m, dev_dump_reply, &d));
+		EXPECT_EQ(0, d.seen[0]);
+		EXPECT_EQ(1, d.seen[1]);
+		EXPECT_EQ(0, d.other);
+	}
+
+	msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_LIMITS_GET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, "nosuchdev0");
+	EXPECT_EQ(-ENODEV, nl_xfer(&self->nl, &m, NULL, NULL));
+	EXPECT_STREQ("no such device", self->nl.extack);
+	del_dev(DEV2, NETDEV2);
+}
+
+#define MAX_GIDS	1024
+
+struct gid_dump {
+	int count;
+	int dup;
+	int bad;
+	uint8_t gid[MAX_GIDS][16];
+	uint8_t type[MAX_GIDS];
+	bool seen[MAX_GIDS];
+	int v4, v6;
+};
+
+static void gid_dump_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *gtb[VRNIC_GID_ATTR_MAX + 1];
+	struct gid_dump *d = arg;
+	uint32_t idx;
+
+	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	d->count++;
+	if (!tb[VRNIC_ATTR_GID] || !tb[VRNIC_ATTR_DEV_NAME] ||
+	    strcmp(nla_data_(tb[VRNIC_ATTR_DEV_NAME]), DEV)) {
+		d->bad++;
+		return;
+	}
+	parse_nest(gtb, VRNIC_GID_ATTR_MAX, tb[VRNIC_ATTR_GID]);
+	if (!gtb[VRNIC_GID_ATTR_INDEX] || !gtb[VRNIC_GID_ATTR_GID] ||
+	    !gtb[VRNIC_GID_ATTR_TYPE] || !gtb[VRNIC_GID_ATTR_NDEV_NAME] ||
+	    strcmp(nla_data_(gtb[VRNIC_GID_ATTR_NDEV_NAME]), NETDEV) ||
+	    get_u32(gtb[VRNIC_GID_ATTR_NDEV_IFINDEX]) != if_nametoindex(NETDEV)) {
+		d->bad++;
+		return;
+	}
+	idx = get_u32(gtb[VRNIC_GID_ATTR_INDEX]);
+	if (idx >= MAX_GIDS) {
+		d->bad++;
+		return;
+	}
+	if (d->seen[idx])
+		d->dup++;
+	d->seen[idx] = true;
+	memcpy(d->gid[idx], nla_data_(gtb[VRNIC_GID_ATTR_GID]), 16);
+	d->type[idx] = get_u8(gtb[VRNIC_GID_ATTR_TYPE]);
+	if (gtb[VRNIC_GID_ATTR_IPV4])
+		d->v4++;
+	if (gtb[VRNIC_GID_ATTR_IPV6])
+		d->v6++;
+}
+
+/* Number of non-zero GIDs in sysfs; fills @sys with them. */
+static int sysfs_gids(uint8_t (*sys)[16], bool *present)
+{
+	char path[128], line[64];
+	int i, n = 0, j;
+	FILE *f;
+
+	for (i = 0; i < MAX_GIDS; i++) {
+		present[i] = false;
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/gids/%d", DEV, i);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		/* "fe80:0000:...:0001": eight groups of four hex digits */
+		for (j = 0; j < 8; j++) {
+			unsigned int v = 0;
+
+			sscanf(line + j * 5, "%4x", &v);
+			sys[i][2 * j] = v >> 8;
+			sys[i][2 * j + 1] = v & 0xff;
+		}
+		if (strcmp(line, "0000:0000:0000:0000:0000:0000:0000:0000")) {
+			present[i] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+TEST_F(vrnic, gid_dump_resumes_over_a_large_table)
+{
+	static uint8_t sys[MAX_GIDS][16];
+	static bool present[MAX_GIDS];
+	static struct gid_dump d;
+	int i, n = 0, tries, want;
+	struct msg m;
+
+	/* 60 addresses: 2 GIDs each (RoCE v1, v2), plus the link-local ones */
+	ASSERT_EQ(0, sh("ip addr add 192.0.2.1/24 dev %s", NETDEV));
+	for (i = 0; i < 59; i++)
+		ASSERT_EQ(0, sh("ip -6 addr add 2001:db8::%x/64 dev %s nodad",
+				i + 1, NETDEV));
+	want = 2 * 60;
+	for (tries = 0; tries < 100; tries++) {
+		n = sysfs_gids(sys, present);
+		if (n >= want)
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_GE(n, want) TH_LOG("only %d GIDs in sysfs", n);
+	usleep(300 * 1000);
+	n = sysfs_gids(sys, present);
+
+	memset(&d, 0, sizeof(d));
+	msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_GID_GET);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, gid_dump_reply, &d))
+		TH_LOG("extack: %s", self->nl.extack);
+	EXPECT_EQ(0, d.bad);
+	EXPECT_EQ(0, d.dup);
+	EXPECT_EQ(n, d.count);
+	EXPECT_EQ(2, d.v4);
+	EXPECT_EQ(n - 2, d.v6);
+	for (i = 0; i < MAX_GIDS; i++) {
+		EXPECT_EQ(present[i], d.seen[i]) TH_LOG("gid index %d", i);
+		if (present[i] && d.seen[i])
+			EXPECT_EQ(0, memcmp(sys[i], d.gid[i], 16))
+				TH_LOG("gid index %d", i);
+	}
+	/* Both RoCE versions are listed. */
+	for (i = 0, n = 0; i < MAX_GIDS; i++)
+		n += d.seen[i] && d.type[i] == VRNIC_GID_TYPE_ROCE_V2;
+	EXPECT_EQ(d.count / 2, n);
+}
+
+/* ---- One test per rejected attribute ---- */
+
+enum val_type { U8, U32, U64 };
+
+struct bad_attr {
+	int type;
+	enum val_type vt;
+	uint64_t val;
+};
+
+FIXTURE(reject) {
+	struct nl nl;
+};
+
+/*
+ * A SET that must be refused.  The request also carries a valid change
+ * (@ok_attr = @ok_val) that must not be applied either: a SET is atomic.
+ * @map: 0, or the map nest the bad entry goes in (dscp2prio/prio2tc),
+ * with @bad as the entry's {key, value} and @bad2 its second member.
+ */
+FIXTURE_VARIANT(reject) {
+	uint8_t cmd;
+	int nest;
+	int ok_attr;
+	enum val_type ok_vt;
+	uint64_t ok_val;
+	int map;
+	struct bad_attr bad;
+	struct bad_attr bad2;
+	int err;
+	const char *msg;
+};
+
+#define LIM(name, v, vt_, text)						\
+FIXTURE_VARIANT_ADD(reject, limits_##name) {				\
+	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,		\
+	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,\
+	.bad = { VRNIC_LIMITS_ATTR_##name, vt_, v },			\
+	.err = -EINVAL, .msg = text,					\
+}
+
+LIM(MAX_QP, 0, U32, "max_qp below 1");
+LIM(MAX_CQ, 0, U32, "max_cq below 1");
+LIM(MAX_MR, 0x1000001, U32, "max_mr above 0x1000000");
+LIM(MAX_SRQ, 0, U32, "max_srq below 1");
+LIM(MAX_AH, 0x100001, U32, "max_ah above 0x100000");
+LIM(MAX_QP_WR, 0x8001, U32, "max_qp_wr above 0x8000");
+LIM(MAX_CQE, 0, U32, "max_cqe below 1");
+LIM(MAX_SGE, 65, U32, "max_sge above 64");
+LIM(MAX_INLINE_DATA, 4097, U32, "max_inline_data above 4096");
+LIM(MAX_MR_SIZE, 100, U64, "max_mr_size below 4096");
+LIM(MAX_QP_RD_ATOM, 129, U32, "max_qp_rd_atom above 128");
+
+FIXTURE_VARIANT_ADD(reject, limits_max_pd_above_cap) {
+	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
+	.ok_attr = VRNIC_LIMITS_ATTR_MAX_QP, .ok_vt = U32, .ok_val = 77,
+	.bad = { VRNIC_LIMITS_ATTR_MAX_PD, U32, 0x100001 },
+	.err = -EINVAL, .msg = "max_pd above 0x100000",
+};
+
+FIXTURE_VARIANT_ADD(reject, limits_max_qp_wrong_size) {
+	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
+	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,
+	.bad = { VRNIC_LIMITS_ATTR_MAX_QP, U8, 5 },
+	.err = -EINVAL, .msg = "max_qp malformed",
+};
+
+FIXTURE_VARIANT_ADD(reject, limits_unknown_attribute) {
+	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
+	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,
+	.bad = { 200, U32, 5 },
+	.err = -EINVAL, .msg = "unknown limits attribute",
+};
+
+#define QOS(id, attr, v, vt_, text)					\
+FIXTURE_VARIANT_ADD(reject, qos_##id) {					\
+	.cmd = VRNIC_CMD_QOS_SET, .nest = VRNIC_ATTR_QOS,		\
+	.ok_attr = VRNIC_QOS_ATTR_TCLASS, .ok_vt = U8, .ok_val = 8,	\
+	.bad = { VRNIC_QOS_ATTR_##attr, vt_, v },			\
+	.err = -EINVAL, .msg = text,					\
+}
+
+QOS(trust, TRUST, 2, U8, "trust not pcp (0) or dscp (1)");
+QOS(cnp_dscp, CNP_DSCP, 64, U8, "cnp_dscp above 63");
+QOS(cnp_prio, CNP_PRIO, 8, U8, "cnp_prio above 7");
+QOS(pfc_en_wrong_size, PFC_EN, 1, U32, "pfc_en malformed");
+QOS(ecn_en_wrong_size, ECN_EN, 1, U32, "ecn_en malformed");
+QOS(tclass_wrong_size, TCLASS, 1, U32, "tclass malformed");
+
+#define QMAP(id, map_, k, kv, v, vv, text)				\
+FIXTURE_VARIANT_ADD(reject, qos_##id) {					\
+	.cmd = VRNIC_CMD_QOS_SET, .nest = VRNIC_ATTR_QOS,		\
+	.ok_attr = VRNIC_QOS_ATTR_TCLASS, .ok_vt = U8, .ok_val = 8,	\
+	.map = map_,							\
+	.bad = { k, U8, kv }, .bad2 = { v, U8, vv },			\
+	.err = -EINVAL, .msg = text,					\
+}
+
+QMAP(dscp2prio_dscp, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP, 64,
+     VRNIC_DSCP_MAP_ATTR_PRIO, 1, "dscp2prio dscp above 63");
+QMAP(dscp2prio_prio, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP, 10,
+     VRNIC_DSCP_MAP_ATTR_PRIO, 8, "dscp2prio prio above 7");
+QMAP(dscp2prio_no_prio, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP,
+     10, 0, 0, "dscp2prio entry without prio");
+QMAP(dscp2prio_no_dscp, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_PRIO,
+     1, 0, 0, "dscp2prio entry without dscp");
+QMAP(dscp2prio_repeat, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP,
+     10, VRNIC_DSCP_MAP_ATTR_PRIO, 1, "dscp2prio repeats a dscp");
+QMAP(prio2tc_prio, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 8,
+     VRNIC_TC_MAP_ATTR_TC, 1, "prio2tc prio above 7");
+QMAP(prio2tc_tc, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
+     VRNIC_TC_MAP_ATTR_TC, 8, "prio2tc tc above 7");
+QMAP(prio2tc_no_tc, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
+     0, 0, "prio2tc entry without tc");
+QMAP(prio2tc_repeat, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
+     VRNIC_TC_MAP_ATTR_TC, 1, "prio2tc repeats a prio");
+
+#define DCQ(id, attr, v, vt_, text)					\
+FIXTURE_VARIANT_ADD(reject, dcqcn_##id) {				\
+	.cmd = VRNIC_CMD_DCQCN_SET, .nest = VRNIC_ATTR_DCQCN,		\
+	.ok_attr = VRNIC_DCQCN_ATTR_RPG_THRESHOLD, .ok_vt = U32,	\
+	.ok_val = 9,							\
+	.bad = { VRNIC_DCQCN_ATTR_##attr, vt_, v },			\
+	.err = -EINVAL, .msg = text,					\
+}
+
+DCQ(rpg_time_reset, RPG_TIME_RESET, 0, U32, "rpg_time_reset below 1");
+DCQ(rpg_time_reset_max, RPG_TIME_RESET, 131072, U32,
+    "rpg_time_reset above 131071");
+DCQ(rpg_byte_reset, RPG_BYTE_RESET, 1, U8, "rpg_byte_reset malformed");
+DCQ(rpg_threshold, RPG_THRESHOLD, 32, U32, "rpg_threshold above 31");
+DCQ(rpg_max_rate, RPG_MAX_RATE, 1000001, U32, "rpg_max_rate above 1000000");
+DCQ(rpg_ai_rate, RPG_AI_RATE, 0, U32, "rpg_ai_rate below 1");
+DCQ(rpg_hai_rate, RPG_HAI_RATE, 1000001, U32, "rpg_hai_rate above 1000000");
+DCQ(rpg_gd, RPG_GD, 16, U32, "rpg_gd above 15");
+DCQ(rpg_min_dec_fac, RPG_MIN_DEC_FAC, 0, U32, "rpg_min_dec_fac below 1");
+DCQ(rpg_min_dec_fac_max, RPG_MIN_DEC_FAC, 101, U32,
+    "rpg_min_dec_fac above 100");
+DCQ(rpg_min_rate, RPG_MIN_RATE, 1000001, U32, "rpg_min_rate above 1000000");
+DCQ(rate_to_set_on_first_cnp, RATE_TO_SET_ON_FIRST_CNP, 1000001, U32,
+    "rate_to_set_on_first_cnp above 1000000");
+DCQ(dce_tcp_g, DCE_TCP_G, 0, U32, "dce_tcp_g below 1");
+DCQ(dce_tcp_g_max, DCE_TCP_G, 1025, U32, "dce_tcp_g above 1024");
+DCQ(dce_tcp_rtt, DCE_TCP_RTT, 0, U32, "dce_tcp_rtt below 1");
+DCQ(rate_reduce_monitor_period, RATE_REDUCE_MONITOR_PERIOD, 0, U32,
+    "rate_reduce_monitor_period below 1");
+DCQ(initial_alpha_value, INITIAL_ALPHA_VALUE, 1025, U32,
+    "initial_alpha_value above 1024");
+DCQ(min_time_between_cnps, MIN_TIME_BETWEEN_CNPS, 131072, U32,
+    "min_time_between_cnps above 131071");
+DCQ(cnp_dscp, CNP_DSCP, 64, U8, "cnp_dscp above 63");
+DCQ(cnp_802p_prio, CNP_802P_PRIO, 8, U8, "cnp_802p_prio above 7");
+/* Rules between attributes, against the current values (hai 400). */
+DCQ(ai_above_hai, RPG_AI_RATE, 500, U32, "rpg_ai_rate above rpg_hai_rate");
+
+FIXTURE_VARIANT_ADD(reject, dcqcn_min_rate_above_max_rate) {
+	.cmd = VRNIC_CMD_DCQCN_SET, .nest = VRNIC_ATTR_DCQCN,
+	.ok_attr = VRNIC_DCQCN_ATTR_RPG_MAX_RATE, .ok_vt = U32, .ok_val = 50,
+	.bad = { VRNIC_DCQCN_ATTR_RPG_MIN_RATE, U32, 100 },
+	.err = -EINVAL, .msg = "rpg_min_rate above rpg_max_rate",
+};
+
+FIXTURE_SETUP(reject)
+{
+	if (getuid())
+		SKIP(return, "needs root (run in the VM)");
+	del_dev(DEV, NETDEV);
+	ASSERT_EQ(0, add_dev(DEV, NETDEV));
+	ASSERT_EQ(0, nl_open(&self->nl));
+}
+
+FIXTURE_TEARDOWN(reject)
+{
+	nl_close(&self->nl);
+	del_dev(DEV, NETDEV);
+}
+
+static void put_val(struct msg *m, int type, enum val_type vt, uint64_t v)
+{
+	switch (vt) {
+	case U8:
+		put_u8(m, type, v);
+		break;
+	case U32:
+		put_u32(m, type, v);
+		break;
+	case U64:
+		put_u64(m, type, v);
+		break;
+	}
+}
+
+TEST_F(reject, set_fails_with_named_attribute_and_changes_nothing)
+{
+	struct snapshot before, after;
+	struct msg m;
+	int err;
+
+	ASSERT_EQ(0, snapshot(&self->nl, DEV, &before));
+
+	msg_init(&m, self->nl.family, 0, variant->cmd);
+	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+	nest_start(&m, variant->nest);
+	put_val(&m, variant->ok_attr, variant->ok_vt, variant->ok_val);
+	if (variant->map) {
+		nest_start(&m, variant->map);
+		if (strstr(variant->msg, "repeats")) {
+			put_map_entry(&m, variant->bad.type, variant->bad.val,
+				      variant->bad2.type, variant->bad2.val);
+		}
+		nest_start(&m, VRNIC_ENTRY);
+		put_val(&m, variant->bad.type, U8, variant->bad.val);
+		if (variant->bad2.type)
+			put_val(&m, variant->bad2.type, U8, variant->bad2.val);
+		nest_end(&m);
+		nest_end(&m);
+	} else {
+		put_val(&m, variant->bad.type, variant->bad.vt,
+			variant->bad.val);
+	}
+	nest_end(&m);
+
+	err = nl_xfer(&self->nl, &m, NULL, NULL);
+	EXPECT_EQ(variant->err, err) TH_LOG("errno %d (%s)", -err,
+					    strerror(-err));
+	EXPECT_STREQ(variant->msg, self->nl.extack);
+	EXPECT_NE(0U, self->nl.extack_off) TH_LOG("no offending attribute");
+
+	ASSERT_EQ(0, snapshot(&self->nl, DEV, &after));
+	ASSERT_TRUE(snapshot_eq(&before, &after))
+		TH_LOG("a rejected SET changed the configuration");
+}
+
+TEST_HARNESS_MAIN
