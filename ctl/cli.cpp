@@ -29,7 +29,9 @@ std::string sentence(std::string msg) {
 
 } // namespace
 
-int Context::fail(const libctl::Error& e) { return fail(e.message(), kExitFailed); }
+int Context::fail(const libctl::Error& e) {
+    return fail(e.message(), kExitFailed);
+}
 
 int Context::fail(const std::string& message, int code) {
     err << sentence(message) << std::endl;
@@ -54,7 +56,11 @@ CLI::App* add_object(CLI::App& app, Context& ctx, const std::string& name,
     obj->require_subcommand(0, 1);
     obj->fallthrough();
     CLI::App* help = obj->add_subcommand("help", "Show the commands of " + name);
-    help->callback([obj, &ctx] { ctx.out << obj->help(); });
+    // App::help() would describe the selected "help" subcommand itself.
+    help->callback([obj, &ctx] {
+        ctx.out << obj->get_formatter()->make_help(obj, "rdmactl " + obj->get_name(),
+                                                   CLI::AppFormatMode::Normal);
+    });
     obj->callback([obj, on_default = std::move(on_default)] {
         if (obj->get_subcommands().empty())
             on_default();

@@ -174,7 +174,8 @@ void register_config(CLI::App& app, Context& ctx) {
     d->callback([&ctx, dev] { dump(ctx, *dev); });
 
     auto a = std::make_shared<ApplyArgs>();
-    CLI::App* ap = app.add_subcommand("apply", "Apply a configuration file (as config dump prints)");
+    CLI::App* ap =
+        app.add_subcommand("apply", "Apply a configuration file (as config dump prints)");
     ap->add_option("-f,--file", a->file, "configuration file, - for stdin")->required();
     ap->add_flag("-n,--dry-run", a->dry_run, "validate and print the changes, change nothing");
     ap->callback([&ctx, a] { apply(ctx, *a); });

@@ -64,9 +64,10 @@ json device_to_json(const libctl::Device& d, const std::set<std::string>& vrnic_
 }
 
 const std::vector<Column> kDevColumns = {
-    {"DEV", {"dev_name"}},           {"PORT", {"port_index"}},      {"STATE", {"port_state"}},
-    {"PHYS_STATE", {"port_phys_state"}}, {"NETDEV", {"ndev_name"}}, {"NODE_TYPE", {"dev_node_type"}},
-    {"PROTOCOL", {"dev_protocol"}},  {"DRIVER", {"driver"}},
+    {"DEV", {"dev_name"}},          {"PORT", {"port_index"}},
+    {"STATE", {"port_state"}},      {"PHYS_STATE", {"port_phys_state"}},
+    {"NETDEV", {"ndev_name"}},      {"NODE_TYPE", {"dev_node_type"}},
+    {"PROTOCOL", {"dev_protocol"}}, {"DRIVER", {"driver"}},
 };
 
 void dev_show(Context& ctx, const std::string& name) {
@@ -165,8 +166,8 @@ void link_del(Context& ctx, const std::string& name) {
 
 void register_dev(CLI::App& app, Context& ctx) {
     auto name = std::make_shared<std::string>();
-    CLI::App* obj = add_object(app, ctx, "dev", "RDMA devices (any driver)",
-                               [&ctx] { dev_show(ctx, ""); });
+    CLI::App* obj =
+        add_object(app, ctx, "dev", "RDMA devices (any driver)", [&ctx] { dev_show(ctx, ""); });
     CLI::App* show = obj->add_subcommand("show", "List RDMA devices and their ports");
     show->add_option("DEV", *name, "RDMA device name");
     show->callback([&ctx, name] { dev_show(ctx, *name); });
@@ -175,8 +176,8 @@ void register_dev(CLI::App& app, Context& ctx) {
 void register_link(CLI::App& app, Context& ctx) {
     auto add_args = std::make_shared<LinkArgs>();
     auto del_name = std::make_shared<std::string>();
-    CLI::App* obj = add_object(app, ctx, "link", "Soft RDMA links (vrnic, rxe)",
-                               [&ctx] { dev_show(ctx, ""); });
+    CLI::App* obj =
+        add_object(app, ctx, "link", "Soft RDMA links (vrnic, rxe)", [&ctx] { dev_show(ctx, ""); });
     CLI::App* add = obj->add_subcommand("add", "Create NAME over a netdev: add NAME netdev IFNAME "
                                                "[type vrnic|rxe]");
     add->add_option("NAME", add_args->name, "new RDMA device name")->required();

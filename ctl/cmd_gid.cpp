@@ -32,9 +32,8 @@ json gid_to_json(const libctl::Gid& g) {
 }
 
 const std::vector<Column> kGidColumns = {
-    {"DEV", {"dev_name"}}, {"PORT", {"port"}},        {"INDEX", {"index"}},
-    {"GID", {"gid"}},      {"TYPE", {"type"}},        {"NETDEV", {"ndev_name"}},
-    {"IP", {"ipv4", "ipv6"}},
+    {"DEV", {"dev_name"}}, {"PORT", {"port"}},        {"INDEX", {"index"}},     {"GID", {"gid"}},
+    {"TYPE", {"type"}},    {"NETDEV", {"ndev_name"}}, {"IP", {"ipv4", "ipv6"}},
 };
 
 void show(Context& ctx, const std::string& dev) {

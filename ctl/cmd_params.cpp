@@ -88,8 +88,8 @@ void set(Context& ctx, const ParamObject<S>& obj, const std::string& dev,
         // number itself and the width of its attribute.
         auto v = parse_uint(pairs[i + 1], p->type_max());
         if (!v) {
-            ctx.usage(std::string(obj.name) + " set " + dev + ": invalid value \"" +
-                      pairs[i + 1] + "\" for " + key + " (an unsigned integer up to " +
+            ctx.usage(std::string(obj.name) + " set " + dev + ": invalid value \"" + pairs[i + 1] +
+                      "\" for " + key + " (an unsigned integer up to " +
                       std::to_string(p->type_max()) + ")");
             return;
         }
@@ -119,10 +119,12 @@ void register_params(CLI::App& app, Context& ctx, const ParamObject<S>& obj,
     std::string keys;
     for (const auto& p : obj.params())
         keys += std::string(keys.empty() ? "" : ", ") + p.name;
-    CLI::App* sh = sub->add_subcommand("show", std::string("Show ") + obj.name + " of DEV (or all)");
+    CLI::App* sh =
+        sub->add_subcommand("show", std::string("Show ") + obj.name + " of DEV (or all)");
     sh->add_option("DEV", a->dev, "vrnic device");
     sh->callback([&ctx, o, a] { show(ctx, *o, a->dev); });
-    CLI::App* st = sub->add_subcommand("set", std::string("Set ") + obj.name + ": DEV KEY VALUE ...");
+    CLI::App* st =
+        sub->add_subcommand("set", std::string("Set ") + obj.name + ": DEV KEY VALUE ...");
     st->add_option("DEV", a->dev, "vrnic device")->required();
     st->add_option("PAIRS", a->pairs, "KEY VALUE pairs; keys: " + keys)->required();
     st->callback([&ctx, o, a] { set(ctx, *o, a->dev, a->pairs); });

@@ -112,8 +112,8 @@ void show(Context& ctx, const std::vector<std::string>& args) {
 
 void register_stats(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<std::vector<std::string>>();
-    CLI::App* obj = add_object(app, ctx, "stats", "Port and QP counters",
-                               [&ctx] { show(ctx, {}); });
+    CLI::App* obj =
+        add_object(app, ctx, "stats", "Port and QP counters", [&ctx] { show(ctx, {}); });
     CLI::App* sh = obj->add_subcommand("show", "Show counters: [DEV] [qp [QPN]]");
     sh->add_option("ARGS", *args, "[DEV] [qp [QPN]]");
     sh->callback([&ctx, args] { show(ctx, *args); });

@@ -3,4 +3,6 @@
 
 #include <iostream>
 
-int main(int argc, char** argv) { return rdmactl::run(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+    return rdmactl::run(argc, argv, std::cout, std::cerr);
+}

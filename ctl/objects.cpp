@@ -34,9 +34,9 @@ template <typename S> json params_to_json(const std::vector<Param<S>>& ps, const
 // An unsigned JSON integer within [min, max].
 Result<uint64_t> get_uint(const json& v, const std::string& path, uint64_t min, uint64_t max) {
     std::string range = std::to_string(min) + ".." + std::to_string(max);
-    if (v.is_number_integer() && !v.is_number_unsigned())
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)
         return bad(path, "negative value " + v.dump() + " (range " + range + ")");
-    if (!v.is_number_unsigned())
+    if (!v.is_number_integer())
         return bad(path, "expected an unsigned integer, got " + v.dump());
     uint64_t u = v.get<uint64_t>();
     if (u < min || u > max)
@@ -45,7 +45,8 @@ Result<uint64_t> get_uint(const json& v, const std::string& path, uint64_t min, 
 }
 
 template <typename S>
-Result<S> params_from_json(const json& j, const std::vector<Param<S>>& ps, const std::string& path) {
+Result<S> params_from_json(const json& j, const std::vector<Param<S>>& ps,
+                           const std::string& path) {
     if (!j.is_object())
         return bad(path, "expected an object");
     S s;
@@ -144,8 +145,12 @@ Result<std::map<uint8_t, uint8_t>> map_from_json(const json& v, const std::strin
 
 } // namespace
 
-json limits_to_json(const Limits& l) { return params_to_json(libctl::limits_params(), l); }
-json dcqcn_to_json(const Dcqcn& d) { return params_to_json(libctl::dcqcn_params(), d); }
+json limits_to_json(const Limits& l) {
+    return params_to_json(libctl::limits_params(), l);
+}
+json dcqcn_to_json(const Dcqcn& d) {
+    return params_to_json(libctl::dcqcn_params(), d);
+}
 
 json qos_to_json(const Qos& q) {
     json j = json::object();
@@ -333,8 +338,8 @@ void diff_params(const std::vector<Param<S>>& ps, const std::string& dev, const 
 }
 
 void diff_map(const std::map<uint8_t, uint8_t>& cur, const std::map<uint8_t, uint8_t>& want,
-              const std::string& dev, const char* key, std::map<uint8_t, uint8_t>& delta,
-              bool& any, std::vector<Change>& out) {
+              const std::string& dev, const char* key, std::map<uint8_t, uint8_t>& delta, bool& any,
+              std::vector<Change>& out) {
     for (auto [k, v] : want) {
         auto it = cur.find(k);
         if (it != cur.end() && it->second == v)
@@ -382,8 +387,8 @@ std::vector<Change> diff_config(const DeviceConfig& cur, const DeviceConfig& wan
     if (want.dcqcn) {
         Dcqcn dq;
         bool any = false;
-        diff_params(libctl::dcqcn_params(), dev, "dcqcn", cur.dcqcn.value_or(Dcqcn{}),
-                    *want.dcqcn, dq, any, out);
+        diff_params(libctl::dcqcn_params(), dev, "dcqcn", cur.dcqcn.value_or(Dcqcn{}), *want.dcqcn,
+                    dq, any, out);
         if (any)
             d.dcqcn = dq;
     }

@@ -188,8 +188,8 @@ extern const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS];
  * Finds the live QP of @vdev with the lowest number >= *@qpn (QP numbers
  * are unique per device, so a dump resumes by number).  May sleep; must
  * not be called with cfg_mutex held.  netlink.c has a __weak default that
- * finds nothing (empty dumps); the verbs code overrides it by defining
- * this function in qp.c.
+ * lists the QPs of vrnic_dev.qp_xa with zero counters; the data path
+ * overrides it by defining this function (e.g. in qp.c) once QPs count.
  *
  * Return: 0, or -ENOENT when there is no such QP.
  */

@@ -53,20 +53,28 @@ const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
 };
 
 /**
- * vrnic_qp_counters_next - default per-QP counter hook: no QPs
+ * vrnic_qp_counters_next - default per-QP counter hook: QPs, no counts yet
  * @vdev: the device
  * @qpn: in: the lowest QP number wanted; out: the QP found
- * @cnt: the QP's counters
+ * @cnt: the QP's counters, all zero here
  *
- * Replaced by the verbs code's definition when it provides one (see
- * config.h).  Until then, per-QP dumps are empty.
+ * Lists the QPs of @vdev (vrnic_dev.qp_xa is indexed by QPN; reserved
+ * slots of QPs still being created are skipped by xa_find()) with zero
+ * counters.  The data path replaces this with a definition that reads the
+ * QP's real counters (see config.h).
  *
- * Return: -ENOENT.
+ * Return: 0, or -ENOENT when no QP has a number >= *@qpn.
  */
 int __weak vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
 				  struct vrnic_qp_counters *cnt)
 {
-	return -ENOENT;
+	unsigned long index = *qpn;
+
+	if (!xa_find(&vdev->qp_xa, &index, U32_MAX, XA_PRESENT))
+		return -ENOENT;
+	*qpn = index;
+	memset(cnt, 0, sizeof(*cnt));
+	return 0;
 }
 
 /* ---- Policies and the messages that explain their rejections ---- */
@@ -551,6 +559,7 @@ struct vrnic_dump_ctx {
 	u32 pos;
 	u32 filter_index;
 	bool filter;
+	bool started;
 };
 
 static struct vrnic_dump_ctx *vrnic_dump_ctx(struct netlink_callback *cb)
@@ -559,15 +568,18 @@ static struct vrnic_dump_ctx *vrnic_dump_ctx(struct netlink_callback *cb)
 	return (struct vrnic_dump_ctx *)cb->ctx;
 }
 
-/* Restrict a dump to the device named in the request, if any. */
-static int vrnic_dump_start(struct netlink_callback *cb)
+/*
+ * Restrict a dump to the device named in the request, if any.  Done by
+ * the first dumpit call rather than a .start callback: in 6.1 only dumpit
+ * has an extack, and a bad name deserves its message.
+ */
+static int vrnic_dump_filter(struct netlink_callback *cb,
+			     struct vrnic_dump_ctx *ctx)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct vrnic_dump_ctx *ctx = vrnic_dump_ctx(cb);
 	const struct nlattr *name = info->attrs[VRNIC_ATTR_DEV_NAME];
 	struct vrnic_dev *vdev;
 
-	memset(ctx, 0, sizeof(*ctx));
 	if (!name)
 		return 0;
 	vdev = vrnic_genl_dev(sock_net(cb->skb->sk), name, cb->extack);
@@ -624,6 +636,12 @@ static int vrnic_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 	u32 index;
 	int err;
 
+	if (!ctx->started) {
+		err = vrnic_dump_filter(cb, ctx);
+		if (err)
+			return err;
+		ctx->started = true;
+	}
 	while ((vdev = vrnic_dump_next_dev(cb, ctx))) {
 		index = vdev->ibdev.index;
 		if (index != ctx->dev_index) {
@@ -1428,7 +1446,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_LIMITS_GET,
 		.doit = vrnic_obj_get_doit,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_obj_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
@@ -1443,7 +1460,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_QOS_GET,
 		.doit = vrnic_obj_get_doit,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_obj_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
@@ -1458,7 +1474,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_DCQCN_GET,
 		.doit = vrnic_obj_get_doit,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_obj_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
@@ -1472,7 +1487,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	},
 	{
 		.cmd = VRNIC_CMD_GID_GET,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_gid_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
@@ -1480,7 +1494,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_STATS_GET,
 		.doit = vrnic_obj_get_doit,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_obj_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
@@ -1488,7 +1501,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_QP_STATS_GET,
 		.doit = vrnic_qp_stats_doit,
-		.start = vrnic_dump_start,
 		.dumpit = vrnic_qp_stats_dumpit,
 		.policy = vrnic_qp_stats_policy,
 		.maxattr = VRNIC_ATTR_MAX,

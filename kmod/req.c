@@ -427,6 +427,9 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR || xp->sq_err) {
 		vrnic_comp_error(qp);
+		/* Receives posted in ERR complete as flushed too. */
+		if (state == IB_QPS_ERR && !xp->dying)
+			queue_work(vrnic_wq, &xp->resp_work);
 		return false;
 	}
 	if (state != IB_QPS_RTS)

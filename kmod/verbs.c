@@ -9,7 +9,7 @@
 
 /**
  * vrnic_verbs_init - set up the object tables of a new device
- * @vdev: the device, before ib_register_device()
+ * @vdev: the device, after ib_alloc_device(), before ib_register_device()
  */
 void vrnic_verbs_init(struct vrnic_dev *vdev)
 {
@@ -21,6 +21,13 @@ void vrnic_verbs_init(struct vrnic_dev *vdev)
 	vdev->next_mr_index = 1;
 	vdev->next_ah_num = 1;
 	vdev->next_srq_num = 1;
+
+	/*
+	 * Write commands ib_core leaves off by default: POST_SEND is
+	 * librxe's doorbell, REQ_NOTIFY_CQ arms user CQs.
+	 */
+	vdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }
 
 /**

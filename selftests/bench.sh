@@ -56,11 +56,6 @@ in_ns() {
 	fi
 }
 
-# listening NS PORT: a TCP socket listens on PORT in NS.
-listening() {
-	in_ns "$1" ss -Hltn "sport = :$2" | grep -q .
-}
-
 # Pull the metric out of a perftest client log: average bandwidth (MB/s),
 # message rate (Mpps) or typical latency (usec), from the result line that
 # starts with the message size.
@@ -91,7 +86,7 @@ perf_run() {
 	in_ns "$sns" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
 		>"$log.server" 2>&1 &
 	srv=$!
-	if ! wait_for 20 listening "$sns" "$PORT"; then
+	if ! wait_for 20 tcp_listening "$sns" "$PORT"; then
 		echo "$label $name: server did not start" >>"$log.client"
 		kill "$srv" 2>/dev/null
 	else

@@ -110,10 +110,15 @@ vm_tests() {
 	[[ $rc -eq 0 ]] || failed_extra=1
 }
 
-tap_begin
-[[ ${VRNIC_CHECK_HOST:-1} == 0 ]] || host_tests
-[[ ${VRNIC_CHECK_VM:-1} == 0 ]] || vm_tests "$@"
-rc=0
-tap_end || rc=1
-[[ $failed_extra -eq 0 ]] || rc=1
-exit "$rc"
+main() {
+	local rc=0
+
+	tap_begin
+	[[ ${VRNIC_CHECK_HOST:-1} == 0 ]] || host_tests
+	[[ ${VRNIC_CHECK_VM:-1} == 0 ]] || vm_tests "$@"
+	tap_end || rc=1
+	[[ $failed_extra -eq 0 ]] || rc=1
+	return "$rc"
+}
+
+main "$@"; exit $?

@@ -43,7 +43,7 @@ pingpong() {
 	gb=$(roce_gid_index vrnic1 "$IP_B") || { echo "vrnic1 has no RoCE v2 GID for $IP_B"; return 1; }
 	in_b timeout 120 ibv_rc_pingpong -d vrnic1 -g "$gb" -c -n 100 &
 	srv=$!
-	if ! wait_for 20 sh -c "ip netns exec $NS_B ss -ltn | grep -q ':18515 '"; then
+	if ! wait_for 20 tcp_listening "$NS_B" 18515; then
 		echo "the pingpong server did not start"
 		kill "$srv" 2>/dev/null
 		wait "$srv"

@@ -406,6 +406,107 @@ dp_one() {
 	return "$rc"
 }
 
+# ---- the stock applications, as client/server pairs ----
+
+DP_ITERS=${DP_ITERS:-50}	# pingpong exchanges
+DP_PITERS=${DP_PITERS:-100}	# perftest iterations
+
+# Is test $1 selected by $DP_FILTER (a substring)?
+want() {
+	[[ -z ${DP_FILTER:-} || $1 == *"$DP_FILTER"* ]]
+}
+
+# pingpong NAME PROG EXTRA SRV CLI
+pingpong() {
+	local name=$1 prog=$2 extra=$3 s=$4 c=$5
+
+	want "$name" || return 0
+	dp_pair "$name" tcp "$s" \
+		"$prog -d ${DP_DEV[$s]} -g ${DP_GIDX[$s]} -p $DP_PORT $extra" \
+		"$c" \
+		"$prog -d ${DP_DEV[$c]} -g ${DP_GIDX[$c]} -p $DP_PORT $extra ${DP_ADDR[$s]}"
+}
+
+# perf NAME PROG EXTRA SRV CLI
+perf() {
+	local name=$1 prog=$2 extra=$3 s=$4 c=$5
+
+	want "$name" || return 0
+	dp_pair "$name" tcp "$s" \
+		"$prog -d ${DP_DEV[$s]} -x ${DP_GIDX[$s]} -p $DP_PORT -F $extra" \
+		"$c" \
+		"$prog -d ${DP_DEV[$c]} -x ${DP_GIDX[$c]} -p $DP_PORT -F $extra ${DP_ADDR[$s]}"
+}
+
+rping_pair() {
+	local name=$1 s=$2 c=$3
+
+	want "$name" || return 0
+	dp_pair "$name" cm "$s" \
+		"rping -s -v -V -a ${DP_ADDR[$s]} -p $DP_PORT -C 20 -S 200" \
+		"$c" \
+		"rping -c -v -V -a ${DP_ADDR[$s]} -I ${DP_ADDR[$c]} -p $DP_PORT -C 20 -S 200"
+}
+
+udaddy_pair() {
+	local name=$1 s=$2 c=$3 port=$DP_PORT
+
+	want "$name" || return 0
+	# udaddy always uses port 7174
+	DP_PORT=7174
+	dp_pair "$name" cm "$s" "udaddy -b ${DP_ADDR[$s]} -C 10" \
+		"$c" "udaddy -s ${DP_ADDR[$s]} -b ${DP_ADDR[$c]} -C 10"
+	DP_PORT=$port
+}
+
+cmsample_pair() {
+	local name=$1 s=$2 c=$3
+
+	want "$name" || return 0
+	dp_pair "$name" cm "$s" "rdma_server -s ${DP_ADDR[$s]} -p $DP_PORT" \
+		"$c" "rdma_client -s ${DP_ADDR[$s]} -p $DP_PORT"
+}
+
+# ---- running groups of tests concurrently ----
+#
+# TCG makes every process start slow; independent groups (other ports,
+# other devices or directions) overlap well.  dp_spawn runs a group in a
+# background subshell with its own numbering; dp_join waits for it and
+# re-emits its results in the parent's numbering.
+
+declare -A DP_GROUP_PID=()
+
+# dp_spawn NAME PORT_BASE CMD...
+dp_spawn() {
+	local name=$1 base=$2
+
+	shift 2
+	(
+		DP_N=0 DP_PASS=0 DP_FAIL=0 DP_SKIP=0 DP_PORT=$base
+		"$@"
+	) >"$DP_LOG/group.$name" 2>&1 &
+	DP_GROUP_PID[$name]=$!
+}
+
+dp_join() {
+	local name=$1 line re='^(ok|not ok) [0-9]+ ([^#]*[^# ])( # (SKIP)? ?(.*))?$'
+
+	wait "${DP_GROUP_PID[$name]}"
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			if [[ ${BASH_REMATCH[1]} == "not ok" ]]; then
+				dp_result fail "${BASH_REMATCH[2]}" "${BASH_REMATCH[5]}"
+			elif [[ -n ${BASH_REMATCH[4]} ]]; then
+				dp_result skip "${BASH_REMATCH[2]}" "${BASH_REMATCH[5]}"
+			else
+				dp_result ok "${BASH_REMATCH[2]}"
+			fi
+		else
+			echo "$line"
+		fi
+	done <"$DP_LOG/group.$name"
+}
+
 # ---- counters ----
 
 # dp_counter DEV NAME: value of hw counter NAME on port 1 (0 if absent).

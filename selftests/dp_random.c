@@ -21,6 +21,8 @@
  *                 the pair runs DP_DEV -> DP_DEV2
  *   DP_SEED       PRNG seed (default: time); printed so a failure can be
  *                 replayed
+ *   DP_MTUS       comma-separated path MTUs to use instead of the defaults
+ *   DP_ONLY       run only this variant (e.g. pair_ipv4), skip the others
  *   DP_BIG        size of the multi-MB transfers (default 2 MiB + 5)
  *   DP_TIMEOUT_MS completion timeout per work request (default 60000)
  */
@@ -464,24 +466,29 @@ FIXTURE(dp_random) {
 };
 
 FIXTURE_VARIANT(dp_random) {
+	const char *name;
 	bool pair;
 	int family;
 	bool all_mtus;
 };
 
 FIXTURE_VARIANT_ADD(dp_random, loopback_ipv4) {
+	.name = "loopback_ipv4",
 	.pair = false, .family = AF_INET, .all_mtus = true,
 };
 
 FIXTURE_VARIANT_ADD(dp_random, loopback_ipv6) {
+	.name = "loopback_ipv6",
 	.pair = false, .family = AF_INET6, .all_mtus = false,
 };
 
 FIXTURE_VARIANT_ADD(dp_random, pair_ipv4) {
+	.name = "pair_ipv4",
 	.pair = true, .family = AF_INET, .all_mtus = true,
 };
 
 FIXTURE_VARIANT_ADD(dp_random, pair_ipv6) {
+	.name = "pair_ipv6",
 	.pair = true, .family = AF_INET6, .all_mtus = false,
 };
 
@@ -496,12 +503,14 @@ static uint8_t *dp_map(size_t len)
 FIXTURE_SETUP(dp_random)
 {
 	const char *dev = getenv("DP_DEV"), *dev2 = getenv("DP_DEV2");
-	const char *big = getenv("DP_BIG");
+	const char *big = getenv("DP_BIG"), *only = getenv("DP_ONLY");
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ;
 	int ret;
 
 	memset(self, 0, sizeof(*self));
+	if (only && strcmp(only, variant->name))
+		SKIP(return, "DP_ONLY=%s", only);
 	ASSERT_NE(NULL, dev) TH_LOG("DP_DEV not set and self-setup failed");
 	if (variant->pair && !dev2)
 		SKIP(return, "DP_DEV2 not set: no device pair");
@@ -730,6 +739,8 @@ static void dp_run_op(struct __test_metadata *_metadata,
 	const enum ibv_mtu *mtus = variant->all_mtus ? dp_mtus_all : dp_mtus_few;
 	int nmtu = variant->all_mtus ? ARRAY_SIZE(dp_mtus_all) :
 				       ARRAY_SIZE(dp_mtus_few);
+	const char *mtu_env = getenv("DP_MTUS");
+	enum ibv_mtu mtu_list[ARRAY_SIZE(dp_mtus_all)];
 	int maxl = op == DP_READ ? self->max_sge_rd : self->max_sge;
 	const char *seed_env = getenv("DP_SEED");
 	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) :
@@ -740,6 +751,22 @@ static void dp_run_op(struct __test_metadata *_metadata,
 	/* a SKIP in FIXTURE_SETUP still runs the test body */
 	if (_metadata->skip)
 		return;
+	if (mtu_env) {
+		/* DP_MTUS=1024,4096: a subset, for slow runs (netem) */
+		char *end;
+		long v;
+
+		nmtu = 0;
+		while (*mtu_env && nmtu < (int)ARRAY_SIZE(mtu_list)) {
+			v = strtol(mtu_env, &end, 0);
+			for (m = 0; m < (int)ARRAY_SIZE(dp_mtus_all); m++)
+				if (v == 128 << dp_mtus_all[m])
+					mtu_list[nmtu++] = dp_mtus_all[m];
+			mtu_env = *end ? end + 1 : end;
+		}
+		ASSERT_LT(0, nmtu) TH_LOG("DP_MTUS lists no MTU of 256..4096");
+		mtus = mtu_list;
+	}
 	dp_rng_state = seed ?: 1;
 	dp_fill(self->lbuf, self->bufsz);
 	dp_fill(self->rbuf, self->bufsz);

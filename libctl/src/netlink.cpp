@@ -34,8 +34,12 @@ Error make_error(int err, std::string context) {
     return e;
 }
 
-void NlSockDeleter::operator()(nl_sock* sk) const { nl_socket_free(sk); }
-void NlMsgDeleter::operator()(nl_msg* msg) const { nlmsg_free(msg); }
+void NlSockDeleter::operator()(nl_sock* sk) const {
+    nl_socket_free(sk);
+}
+void NlMsgDeleter::operator()(nl_msg* msg) const {
+    nlmsg_free(msg);
+}
 
 int nle_to_errno(int nle) {
     switch (nle < 0 ? -nle : nle) {
@@ -105,7 +109,9 @@ Message Message::make(int type, int flags, size_t hdrlen) {
     return m;
 }
 
-Message Message::nldev(int cmd, int flags) { return make(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), flags); }
+Message Message::nldev(int cmd, int flags) {
+    return make(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), flags);
+}
 
 Message Message::genl(int family, uint8_t cmd, uint8_t version, int flags) {
     Message m{NlMsgPtr(nlmsg_alloc())};
@@ -125,7 +131,9 @@ Message Message::adopt(nl_msg* msg) {
     return m;
 }
 
-nlmsghdr* Message::header() const { return msg_ ? nlmsg_hdr(msg_.get()) : nullptr; }
+nlmsghdr* Message::header() const {
+    return msg_ ? nlmsg_hdr(msg_.get()) : nullptr;
+}
 
 #define PUT_OR_FAIL(expr)                                                                          \
     do {                                                                                           \
@@ -134,14 +142,24 @@ nlmsghdr* Message::header() const { return msg_ ? nlmsg_hdr(msg_.get()) : nullpt
         return *this;                                                                              \
     } while (0)
 
-Message& Message::put_u8(int attr, uint8_t v) { PUT_OR_FAIL(nla_put_u8(msg_.get(), attr, v)); }
-Message& Message::put_u16(int attr, uint16_t v) { PUT_OR_FAIL(nla_put_u16(msg_.get(), attr, v)); }
-Message& Message::put_u32(int attr, uint32_t v) { PUT_OR_FAIL(nla_put_u32(msg_.get(), attr, v)); }
-Message& Message::put_u64(int attr, uint64_t v) { PUT_OR_FAIL(nla_put_u64(msg_.get(), attr, v)); }
+Message& Message::put_u8(int attr, uint8_t v) {
+    PUT_OR_FAIL(nla_put_u8(msg_.get(), attr, v));
+}
+Message& Message::put_u16(int attr, uint16_t v) {
+    PUT_OR_FAIL(nla_put_u16(msg_.get(), attr, v));
+}
+Message& Message::put_u32(int attr, uint32_t v) {
+    PUT_OR_FAIL(nla_put_u32(msg_.get(), attr, v));
+}
+Message& Message::put_u64(int attr, uint64_t v) {
+    PUT_OR_FAIL(nla_put_u64(msg_.get(), attr, v));
+}
 Message& Message::put_string(int attr, const std::string& v) {
     PUT_OR_FAIL(nla_put_string(msg_.get(), attr, v.c_str()));
 }
-Message& Message::put_flag(int attr) { PUT_OR_FAIL(nla_put_flag(msg_.get(), attr)); }
+Message& Message::put_flag(int attr) {
+    PUT_OR_FAIL(nla_put_flag(msg_.get(), attr));
+}
 Message& Message::put_binary(int attr, const void* data, size_t len) {
     PUT_OR_FAIL(nla_put(msg_.get(), attr, static_cast<int>(len), data));
 }
@@ -204,7 +222,9 @@ Result<Attrs> Attrs::parse_nested(const nlattr* nest, int maxtype, const nla_pol
     return a;
 }
 
-bool Attrs::has(int attr) const { return raw(attr) != nullptr; }
+bool Attrs::has(int attr) const {
+    return raw(attr) != nullptr;
+}
 
 const nlattr* Attrs::raw(int attr) const {
     if (attr < 0 || static_cast<size_t>(attr) >= tb_.size())
@@ -341,7 +361,7 @@ Result<Socket> Socket::open(int protocol) {
         return make_error(ENOMEM, "allocate netlink socket");
     int ret = nl_connect(sk.get(), protocol);
     if (ret < 0) {
-        const char* name = protocol == NETLINK_RDMA      ? "RDMA netlink socket (is ib_core loaded?)"
+        const char* name = protocol == NETLINK_RDMA ? "RDMA netlink socket (is ib_core loaded?)"
                            : protocol == NETLINK_GENERIC ? "generic netlink socket"
                            : protocol == NETLINK_ROUTE   ? "rtnetlink socket"
                                                          : "netlink socket";

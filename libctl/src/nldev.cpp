@@ -58,7 +58,7 @@ Error missing(const char* what, const char* attr) {
 } // namespace
 
 std::string node_type_name(uint8_t type) {
-    static const char* const names[] = {"unknown", "ca",     "switch",    "router",
+    static const char* const names[] = {"unknown", "ca",    "switch",    "router",
                                         "rnic",    "usnic", "usnic_udp", "unspecified"};
     if (type < sizeof(names) / sizeof(names[0]))
         return names[type];
@@ -73,19 +73,19 @@ std::string port_state_name(uint8_t state) {
 }
 
 std::string port_phys_state_name(uint8_t state) {
-    static const char* const names[] = {"NOP",         "SLEEP",    "POLLING",
-                                        "DISABLED",    "TRAINING", "LINK_UP",
-                                        "LINK_ERROR_RECOVERY", "PHY_TEST"};
+    static const char* const names[] = {
+        "NOP",     "SLEEP", "POLLING", "DISABLED", "TRAINING", "LINK_UP", "LINK_ERROR_RECOVERY",
+        "PHY_TEST"};
     if (state < sizeof(names) / sizeof(names[0]))
         return names[state];
     return std::to_string(state);
 }
 
 std::string driver_id_name(uint32_t id) {
-    static const char* const names[] = {
-        "unknown", "mlx5", "mlx4", "cxgb3", "cxgb4", "mthca", "bnxt_re", "ocrdma",  "nes",
-        "irdma",   "vmw_pvrdma", "qedr", "hns", "usnic", "rxe",  "hfi1",    "qib", "efa",
-        "siw",     "erdma"};
+    static const char* const names[] = {"unknown",    "mlx5",    "mlx4",   "cxgb3", "cxgb4",
+                                        "mthca",      "bnxt_re", "ocrdma", "nes",   "irdma",
+                                        "vmw_pvrdma", "qedr",    "hns",    "usnic", "rxe",
+                                        "hfi1",       "qib",     "efa",    "siw",   "erdma"};
     if (id < sizeof(names) / sizeof(names[0]))
         return names[id];
     return std::to_string(id);
@@ -247,14 +247,14 @@ Result<std::vector<Counter>> Nldev::port_counters(const Device& dev, uint32_t po
     Result<std::vector<Counter>> out = std::vector<Counter>{};
     Message msg = Message::nldev(RDMA_NLDEV_CMD_STAT_GET, 0);
     msg.put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, dev.dev_index).put_u32(RDMA_NLDEV_ATTR_PORT_INDEX, port);
-    Status st = sk_.transact(msg, "read counters of " + dev.dev_name + " port " +
-                                      std::to_string(port),
-                             [&](const nlmsghdr* nlh) -> Status {
-                                 out = parse_hwcounters(nlh);
-                                 if (!out)
-                                     return out.error();
-                                 return ok_status();
-                             });
+    Status st =
+        sk_.transact(msg, "read counters of " + dev.dev_name + " port " + std::to_string(port),
+                     [&](const nlmsghdr* nlh) -> Status {
+                         out = parse_hwcounters(nlh);
+                         if (!out)
+                             return out.error();
+                         return ok_status();
+                     });
     if (!st)
         return st.error();
     return out;

@@ -38,7 +38,8 @@ Result<IfAddr> parse_ifaddr(const std::string& text) {
         a.family = AF_INET6;
     else
         return bad("not an IPv4 or IPv6 address");
-    if (plen.empty() || plen.size() > 3 || plen.find_first_not_of("0123456789") != std::string::npos)
+    if (plen.empty() || plen.size() > 3 ||
+        plen.find_first_not_of("0123456789") != std::string::npos)
         return bad("prefix length must be a number");
     a.prefixlen = static_cast<unsigned>(std::stoul(plen));
     if (a.prefixlen > (a.family == AF_INET ? 32u : 128u))
@@ -81,8 +82,8 @@ Status Rtnl::addr_add(int ifindex, const std::string& ifname, const IfAddr& a) {
     auto m = build_addr_request(true, ifindex, a);
     if (!m)
         return m.error();
-    return sk_.transact(*m, "add address " + a.addr + "/" + std::to_string(a.prefixlen) +
-                                " to " + ifname);
+    return sk_.transact(*m, "add address " + a.addr + "/" + std::to_string(a.prefixlen) + " to " +
+                                ifname);
 }
 
 Status Rtnl::addr_del(int ifindex, const std::string& ifname, const IfAddr& a) {

@@ -22,7 +22,8 @@ namespace {
 constexpr uint64_t kU32Max = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
 
-template <size_t N> const nla_policy* make_policy(std::initializer_list<std::pair<int, int>> types) {
+template <size_t N>
+const nla_policy* make_policy(std::initializer_list<std::pair<int, int>> types) {
     static std::array<nla_policy, N> p{};
     for (auto [attr, type] : types)
         p[static_cast<size_t>(attr)].type = static_cast<uint16_t>(type);
@@ -44,9 +45,15 @@ const nla_policy* top_policy() {
     return p;
 }
 
-int nla_type_of(const std::optional<uint8_t>*) { return NLA_U8; }
-int nla_type_of(const std::optional<uint32_t>*) { return NLA_U32; }
-int nla_type_of(const std::optional<uint64_t>*) { return NLA_U64; }
+int nla_type_of(const std::optional<uint8_t>*) {
+    return NLA_U8;
+}
+int nla_type_of(const std::optional<uint32_t>*) {
+    return NLA_U32;
+}
+int nla_type_of(const std::optional<uint64_t>*) {
+    return NLA_U64;
+}
 
 // A policy for a nest described by a parameter table.
 template <typename S, size_t N> const nla_policy* params_policy(const std::vector<Param<S>>& ps) {
@@ -70,9 +77,10 @@ Error protocol_error(const std::string& what) {
 
 std::string format_gid(const uint8_t* raw) {
     char buf[40];
-    std::snprintf(buf, sizeof(buf), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-                  raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7], raw[8], raw[9],
-                  raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]);
+    std::snprintf(buf, sizeof(buf),
+                  "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", raw[0],
+                  raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7], raw[8], raw[9], raw[10],
+                  raw[11], raw[12], raw[13], raw[14], raw[15]);
     return buf;
 }
 
@@ -103,8 +111,7 @@ void put_params(Message& m, int nest_attr, const std::vector<Param<S>>& ps, cons
     m.end_nest();
 }
 
-template <typename S>
-Status get_params(const Attrs& a, const std::vector<Param<S>>& ps, S& s) {
+template <typename S> Status get_params(const Attrs& a, const std::vector<Param<S>>& ps, S& s) {
     for (const auto& p : ps) {
         std::optional<uint64_t> v;
         std::visit(
@@ -307,15 +314,20 @@ const std::vector<Param<Qos>>& qos_params() {
     return ps;
 }
 
-template <typename S> static bool params_equal(const std::vector<Param<S>>& ps, const S& a, const S& b) {
+template <typename S>
+static bool params_equal(const std::vector<Param<S>>& ps, const S& a, const S& b) {
     for (const auto& p : ps)
         if (p.get(a) != p.get(b))
             return false;
     return true;
 }
 
-bool Limits::operator==(const Limits& o) const { return params_equal(limits_params(), *this, o); }
-bool Dcqcn::operator==(const Dcqcn& o) const { return params_equal(dcqcn_params(), *this, o); }
+bool Limits::operator==(const Limits& o) const {
+    return params_equal(limits_params(), *this, o);
+}
+bool Dcqcn::operator==(const Dcqcn& o) const {
+    return params_equal(dcqcn_params(), *this, o);
+}
 bool Qos::operator==(const Qos& o) const {
     return trust == o.trust && dscp2prio == o.dscp2prio && prio2tc == o.prio2tc &&
            params_equal(qos_params(), *this, o);

@@ -288,3 +288,13 @@ roce_gid_index() {
 	done
 	return 1
 }
+
+# tcp_listening NS PORT: a TCP socket listens on PORT in netns NS (""
+# for the current one); for waiting on perftest/pingpong servers.
+tcp_listening() {
+	if [[ -n $1 ]]; then
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+	else
+		ss -Hltn "sport = :$2" | grep -q .
+	fi
+}

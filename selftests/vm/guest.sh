@@ -35,6 +35,7 @@ setup_env() {
 	mount -t tmpfs -o mode=0755 run /run
 	mount -t debugfs debugfs /sys/kernel/debug
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	modprobe configfs 2>/dev/null
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null
 	mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
@@ -59,7 +60,12 @@ vrnic_teardown() {
 	local rc=0 dev
 
 	if [[ -d /sys/module/vrnic ]]; then
-		if ! rmmod vrnic; then
+		# Killed processes may still be releasing their uverbs files.
+		for _ in 1 2 3 4 5; do
+			rmmod vrnic 2>/dev/null && break
+			sleep 1
+		done
+		if [[ -d /sys/module/vrnic ]] && ! rmmod vrnic; then
 			echo "rmmod vrnic failed (refcount $(cat /sys/module/vrnic/refcnt 2>/dev/null))"
 			rc=1
 		fi
@@ -237,18 +243,27 @@ mode_init() {
 	esac
 	echo "$rc" >"$RESULTS/run.rc"
 	sync
+	# The last close of ttyS1 waits until the UART has sent everything.
+	exec >/dev/console 2>&1
 	echo o >/proc/sysrq-trigger
 	sleep 30
 }
 
-cmd=${1:-}
-shift
-case $cmd in
-init) mode_init ;;
-check) mode_check "$@" ;;
-run) mode_run "$@" ;;
-*)
-	echo "usage: guest.sh {init|check [TEST...]|run CMD...}" >&2
-	exit 2
-	;;
-esac
+main() {
+	local cmd=${1:-}
+
+	shift
+	case $cmd in
+	init) mode_init ;;
+	check) mode_check "$@" ;;
+	run) mode_run "$@" ;;
+	*)
+		echo "usage: guest.sh {init|check [TEST...]|run CMD...}" >&2
+		return 2
+		;;
+	esac
+}
+
+# One line: bash has read all of it before the (long) run starts, so the
+# file may change meanwhile.
+main "$@"; exit $?

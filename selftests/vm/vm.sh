@@ -38,6 +38,7 @@ SMP=${VRNIC_VM_SMP:-2}
 BOOT_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
 
 usage() {
+	echo "usage:" >&2
 	sed -n '/^#   vm.sh/,/^#$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
@@ -164,136 +165,162 @@ write_job() {
 	} >"$f"
 }
 
-# Keep the newest runs only.
+# Keep the newest runs only; never touch one younger than an hour, it may
+# belong to a guest still running.
 prune_runs() {
-	local keep=${VRNIC_VM_KEEP_RUNS:-20}
+	local keep=${VRNIC_VM_KEEP_RUNS:-20} d
 
 	find "$BUILD/runs" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
 		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
-		while read -r d; do rm -rf -- "$d"; done
+		while read -r d; do
+			[[ -n $(find "$d" -maxdepth 0 -mmin +60) ]] && rm -rf -- "$d"
+		done
 }
 
-mode=${1:-}
-[[ -n $mode ]] || usage
-shift
-case $mode in
-check)
-	timeout_s=${VRNIC_VM_TIMEOUT:-1500}
-	;;
-demo)
-	timeout_s=${VRNIC_VM_TIMEOUT:-900}
-	;;
-bench)
-	timeout_s=${VRNIC_VM_TIMEOUT:-1500}
-	;;
-run)
-	timeout_s=${VRNIC_VM_TIMEOUT:-900}
-	[[ ${1:-} == -- ]] && shift
-	[[ $# -gt 0 ]] || usage
-	;;
--h | --help | help) usage ;;
-*)
-	msg "unknown mode '$mode'"
-	usage
-	;;
-esac
-
-[[ -r $KERNEL ]] || die "cannot read kernel $KERNEL"
-[[ -d $MODDIR ]] || die "no modules for kernel $KVER in $MODDIR"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-mkdir -p "$BUILD/runs"
-
-initrd=$(
-	exec 9>"$BUILD/.initramfs.lock"
-	flock 9
-	build_initramfs
-)
-
-run=$(mktemp -d "$BUILD/runs/$mode-$(date +%Y%m%d-%H%M%S)-XXXX")
-mkdir "$run/results"
-ln -sfn "runs/${run##*/}/results" "$BUILD/results"
-ln -sfn "runs/${run##*/}/console.log" "$BUILD/console.log"
-
-# Snapshot the module: it may be rebuilt while the guest runs.
-guest_ko=
-if [[ -f $VRNIC_KO ]]; then
-	cp "$VRNIC_KO" "$run/results/vrnic.ko"
-	guest_ko=/results/vrnic.ko
-elif [[ $mode == check || $mode == demo || $mode == bench ]]; then
-	die "$VRNIC_KO not found (build it with make, or set VRNIC_KO=)"
-else
-	msg "note: $VRNIC_KO not found, vrnic will not be loaded"
-fi
-write_job "$run/results/job.env" "$mode" "$guest_ko" "$@"
-
-case $ACCEL in
-tcg) accel=(-accel tcg -cpu max) ;;
-kvm) accel=(-accel kvm -cpu host) ;;
-*) die "VRNIC_VM_ACCEL must be tcg or kvm" ;;
-esac
-
-# Kernel console: ttyS0 -> console.log.  Guest program output: ttyS1 ->
-# our stdout.  oops=panic and panic=-1 with -no-reboot turn any Oops into a
-# QEMU exit, which the host reports; a WARNING only lands in dmesg, which
-# guest.sh scans after every test.  Lockup detectors are off: TCG on a busy
-# host stalls vCPUs and would report false lockups; per-test timeouts catch
-# real hangs instead.
-append="console=ttyS0 loglevel=5 slub_debug=FZPU oops=panic panic=-1"
-append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
-append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
-
-# shellcheck disable=SC2054 # commas belong to QEMU options
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
-	-nographic -no-reboot -net none -monitor none
-	-kernel "$KERNEL" -initrd "$initrd" -append "$append"
-	-chardev "file,id=con,path=$run/console.log" -serial chardev:con
-	-chardev stdio,id=out,signal=on -serial chardev:out
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-	-virtfs "local,path=$run/results,mount_tag=results,security_model=none,multidevs=remap")
-
-if [[ ${VRNIC_VM_VERBOSE:-0} != 0 ]]; then
-	: >"$run/console.log"
-	tail -n +1 -F "$run/console.log" >&2 &
-	tail_pid=$!
-	trap 'kill "$tail_pid" 2>/dev/null || true' EXIT
-fi
-
-# From here on, report; never stop half-way.
-set +e
-start=$(date +%s)
-rc=0
-timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || rc=$?
-elapsed=$(($(date +%s) - start))
-echo "$elapsed" >"$run/elapsed"
-prune_runs
-
-hung=
-if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-	hung="guest timed out after ${timeout_s}s"
-elif [[ $rc -ne 0 ]]; then
-	hung="qemu exited with status $rc"
-fi
-
+# The interesting part of the console after a crash.
 crash_tail() {
 	msg "console log: $run/console.log"
 	grep -E -A 30 'Kernel panic|BUG:|Oops|WARNING:|vm-init:' "$run/console.log" |
 		head -n 60 | sed 's/^/vm: | /' >&2 || true
 }
 
-case $mode in
-check)
-	tap_vm_report "$run/results" "$hung" "$run/console.log"
-	;;
-run | demo | bench)
-	if [[ -f $run/results/run.rc ]]; then
-		rc=$(cat "$run/results/run.rc")
-		[[ -f $run/results/run.note ]] && msg "$(cat "$run/results/run.note")"
-		[[ $mode != run ]] && msg "results: $run/results"
-		exit "$rc"
+# The whole run is one function: bash parses it completely before running
+# it, so editing this file while a guest runs cannot break that run.
+main() {
+	local mode timeout_s initrd run guest_ko accel append qemu start rc elapsed hung
+	local qpid interrupted=""
+
+	mode=${1:-}
+	[[ -n $mode ]] || usage
+	shift
+	case $mode in
+	check)
+		timeout_s=${VRNIC_VM_TIMEOUT:-1500}
+		;;
+	demo)
+		timeout_s=${VRNIC_VM_TIMEOUT:-900}
+		;;
+	bench)
+		timeout_s=${VRNIC_VM_TIMEOUT:-1500}
+		;;
+	run)
+		timeout_s=${VRNIC_VM_TIMEOUT:-900}
+		[[ ${1:-} == -- ]] && shift
+		[[ $# -gt 0 ]] || usage
+		;;
+	-h | --help | help) usage ;;
+	*)
+		msg "unknown mode '$mode'"
+		usage
+		;;
+	esac
+
+	[[ -r $KERNEL ]] || die "cannot read kernel $KERNEL"
+	[[ -d $MODDIR ]] || die "no modules for kernel $KVER in $MODDIR"
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+	mkdir -p "$BUILD/runs"
+
+	initrd=$(
+		exec 9>"$BUILD/.initramfs.lock"
+		flock 9
+		build_initramfs
+	)
+
+	run=$(mktemp -d "$BUILD/runs/$mode-$(date +%Y%m%d-%H%M%S)-XXXX")
+	mkdir "$run/results"
+	ln -sfn "runs/${run##*/}/results" "$BUILD/results"
+	ln -sfn "runs/${run##*/}/console.log" "$BUILD/console.log"
+
+	# Snapshot the module: it may be rebuilt while the guest runs.
+	guest_ko=
+	if [[ -f $VRNIC_KO ]]; then
+		cp "$VRNIC_KO" "$run/results/vrnic.ko"
+		guest_ko=/results/vrnic.ko
+	elif [[ $mode == check || $mode == demo || $mode == bench ]]; then
+		die "$VRNIC_KO not found (build it with make, or set VRNIC_KO=)"
+	else
+		msg "note: $VRNIC_KO not found, vrnic will not be loaded"
 	fi
-	msg "${hung:-guest stopped before the command finished (crash?)}"
-	crash_tail
-	[[ $rc -eq 124 || $rc -eq 137 ]] && exit 124
-	exit 125
-	;;
-esac
+	write_job "$run/results/job.env" "$mode" "$guest_ko" "$@"
+
+	case $ACCEL in
+	tcg) accel=(-accel tcg -cpu "${VRNIC_VM_CPU:-max}") ;;
+	kvm) accel=(-accel kvm -cpu "${VRNIC_VM_CPU:-host}") ;;
+	*) die "VRNIC_VM_ACCEL must be tcg or kvm" ;;
+	esac
+
+	# Kernel console: ttyS0 -> console.log.  Guest program output: ttyS1 ->
+	# our stdout.  oops=panic and panic=-1 with -no-reboot turn any Oops into a
+	# QEMU exit, which the host reports; a WARNING only lands in dmesg, which
+	# guest.sh scans after every test.  Lockup detectors are off: TCG on a busy
+	# host stalls vCPUs and would report false lockups; per-test timeouts catch
+	# real hangs instead.
+	append="console=ttyS0 loglevel=5 slub_debug=FZPU no_timer_check oops=panic panic=-1"
+	append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
+	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
+
+	# shellcheck disable=SC2054 # commas belong to QEMU options
+	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
+		-nographic -no-reboot -net none -monitor none
+		-kernel "$KERNEL" -initrd "$initrd" -append "$append"
+		-chardev "file,id=con,path=$run/console.log" -serial chardev:con
+		-chardev stdio,id=out,signal=on -serial chardev:out
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$run/results,mount_tag=results,security_model=none,multidevs=remap")
+
+	if [[ ${VRNIC_VM_VERBOSE:-0} != 0 ]]; then
+		: >"$run/console.log"
+		tail -n +1 -F "$run/console.log" >&2 &
+		tail_pid=$!
+		trap 'kill "$tail_pid" 2>/dev/null || true' EXIT
+	fi
+
+	# From here on, report; never stop half-way.
+	set +e
+	start=$(date +%s)
+	rc=0
+	# timeout(1) runs QEMU in a process group of its own, out of reach of
+	# the terminal's ^C: pass INT/TERM on ourselves.
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null &
+	qpid=$!
+	trap 'interrupted=1; kill -TERM "$qpid" 2>/dev/null' INT TERM HUP
+	while :; do
+		wait "$qpid"
+		rc=$?
+		kill -0 "$qpid" 2>/dev/null || break
+	done
+	trap - INT TERM HUP
+	elapsed=$(($(date +%s) - start))
+	echo "$elapsed" >"$run/elapsed"
+	prune_runs
+
+	hung=
+	if [[ -n $interrupted ]]; then
+		hung="interrupted"
+	elif [[ $rc -eq 124 || $rc -eq 137 ]]; then
+		hung="guest timed out after ${timeout_s}s"
+	elif [[ $rc -ne 0 ]]; then
+		hung="qemu exited with status $rc"
+	fi
+
+	case $mode in
+	check)
+		tap_vm_report "$run/results" "$hung" "$run/console.log"
+		;;
+	run | demo | bench)
+		if [[ -f $run/results/run.rc ]]; then
+			rc=$(cat "$run/results/run.rc")
+			[[ -f $run/results/run.note ]] && msg "$(cat "$run/results/run.note")"
+			[[ $mode != run ]] && msg "results: $run/results"
+			exit "$rc"
+		fi
+		msg "${hung:-guest stopped before the command finished (crash?)}"
+		[[ -n $interrupted ]] && exit 130
+		crash_tail
+		[[ $rc -eq 124 || $rc -eq 137 ]] && exit 124
+		exit 125
+		;;
+	esac
+}
+
+main "$@"; exit $?

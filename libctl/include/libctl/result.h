@@ -53,6 +53,8 @@ private:
 
 /// Result of an operation that yields nothing but success.
 using Status = Result<std::monostate>;
-inline Status ok_status() { return Status(std::monostate{}); }
+inline Status ok_status() {
+    return Status(std::monostate{});
+}
 
 } // namespace libctl

@@ -31,9 +31,9 @@ struct Limits {
 /// DCQCN parameters (VRNIC_ATTR_DCQCN); units in uapi/vrnic.h.
 struct Dcqcn {
     std::optional<uint32_t> rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_max_rate,
-        rpg_ai_rate, rpg_hai_rate, rpg_gd, rpg_min_dec_fac, rpg_min_rate,
-        rate_to_set_on_first_cnp, dce_tcp_g, dce_tcp_rtt, rate_reduce_monitor_period,
-        initial_alpha_value, min_time_between_cnps;
+        rpg_ai_rate, rpg_hai_rate, rpg_gd, rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp,
+        dce_tcp_g, dce_tcp_rtt, rate_reduce_monitor_period, initial_alpha_value,
+        min_time_between_cnps;
     std::optional<uint8_t> cnp_dscp, cnp_802p_prio;
     bool operator==(const Dcqcn&) const;
 };

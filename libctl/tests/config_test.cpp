@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+// Validation of "rdmactl apply" files: the whole document is checked before
+// anything is sent, and every rejection names the JSON path.
+#include "objects.h"
+
+#include <gtest/gtest.h>
+
+using namespace rdmactl;
+
+namespace {
+
+const char* kGood = R"({
+  "version": 1,
+  "devices": [
+    {
+      "dev_name": "vrnic0",
+      "limits": {"max_qp": 16, "max_mr_size": 1099511627776},
+      "qos": {"trust": "dscp", "pfc_en": [3, 4], "dscp2prio": {"46": 5}, "tclass": 106},
+      "dcqcn": {"rpg_ai_rate": 40, "cnp_dscp": 48}
+    }
+  ]
+})";
+
+// Expects @p text to be rejected with @p path in the message.
+void expect_rejected(const std::string& text, const std::string& path) {
+    auto c = config_from_text(text);
+    ASSERT_FALSE(c) << text;
+    EXPECT_NE(c.error().message().find(path), std::string::npos)
+        << "message \"" << c.error().message() << "\" lacks \"" << path << "\"";
+}
+
+} // namespace
+
+TEST(Config, GoodFileParses) {
+    auto c = config_from_text(kGood);
+    ASSERT_TRUE(c) << c.error().message();
+    ASSERT_EQ(c->devices.size(), 1u);
+    const DeviceConfig& d = c->devices[0];
+    EXPECT_EQ(d.dev_name, "vrnic0");
+    EXPECT_EQ(d.limits->max_qp, 16u);
+    EXPECT_EQ(d.limits->max_mr_size, 1ull << 40);
+    EXPECT_EQ(d.qos->pfc_en, 0x18);
+    EXPECT_EQ(d.qos->dscp2prio.at(46), 5);
+    EXPECT_EQ(d.dcqcn->cnp_dscp, 48);
+}
+
+TEST(Config, DumpParsesBackIdentically) {
+    auto c = config_from_text(kGood);
+    ASSERT_TRUE(c);
+    json j = config_to_json(*c);
+    auto again = config_from_json(j);
+    ASSERT_TRUE(again) << again.error().message();
+    EXPECT_EQ(config_to_json(*again), j);
+}
+
+TEST(Config, LargestU64IsAccepted) {
+    auto c = config_from_text(
+        R"({"version": 1, "devices": [{"dev_name": "a", "limits": {"max_mr_size": 18446744073709551615}}]})");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(c->devices[0].limits->max_mr_size, ~uint64_t{0});
+}
+
+TEST(Config, FullQosMapsRoundTripAsArrays) {
+    libctl::Qos q;
+    for (int i = 0; i < 64; i++)
+        q.dscp2prio[static_cast<uint8_t>(i)] = static_cast<uint8_t>(i >> 3);
+    json j = qos_to_json(q);
+    ASSERT_TRUE(j["dscp2prio"].is_array());
+    EXPECT_EQ(j["dscp2prio"].size(), 64u);
+    auto back = qos_from_json(j, "qos");
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->dscp2prio, q.dscp2prio);
+}
+
+TEST(Config, Malformed) {
+    expect_rejected("{\"version\": 1, \"devices\": [", "malformed JSON");
+    expect_rejected("", "malformed JSON");
+    expect_rejected("{'version': 1}", "malformed JSON");
+    auto c = config_from_text("{\n\"version\": 1,\n\"devices\": [}\n");
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message().find("line 3"), std::string::npos) << c.error().message();
+}
+
+TEST(Config, PartialOrWrongStructure) {
+    expect_rejected("[]", "configuration");
+    expect_rejected(R"({"devices": []})", "version");
+    expect_rejected(R"({"version": 2, "devices": []})", "version");
+    expect_rejected(R"({"version": 1})", "devices");
+    expect_rejected(R"({"version": 1, "devices": {}})", "devices");
+    expect_rejected(R"({"version": 1, "devices": [{"limits": {}}]})", "devices[0].dev_name");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": ""}]})", "devices[0].dev_name");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a"}, {"dev_name": "a"}]})",
+                    "devices[1].dev_name");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a", "limits": []}]})",
+                    "devices[0].limits");
+}
+
+TEST(Config, UnknownKeys) {
+    expect_rejected(R"({"version": 1, "devices": [], "extra": 1})", "extra");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a", "bogus": {}}]})",
+                    "devices[0].bogus");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a", "limits": {"max_foo": 1}}]})",
+                    "devices[0].limits.max_foo");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a", "qos": {"pfc": [1]}}]})",
+                    "devices[0].qos.pfc");
+    expect_rejected(R"({"version": 1, "devices": [{"dev_name": "a", "dcqcn": {"rpg_x": 1}}]})",
+                    "devices[0].dcqcn.rpg_x");
+}
+
+TEST(Config, OutOfRangeNegativeAndWrongType) {
+    auto dev = [](const std::string& obj) {
+        return R"({"version": 1, "devices": [{"dev_name": "a", )" + obj + "}]}";
+    };
+    expect_rejected(dev(R"("limits": {"max_qp": 0})"), "limits.max_qp");
+    expect_rejected(dev(R"("limits": {"max_qp": -1})"), "negative");
+    expect_rejected(dev(R"("limits": {"max_qp": 4294967296})"), "out of range");
+    expect_rejected(dev(R"("limits": {"max_qp": "16"})"), "unsigned integer");
+    expect_rejected(dev(R"("limits": {"max_qp": 1.5})"), "unsigned integer");
+    expect_rejected(dev(R"("limits": {"max_mr_size": 4095})"), "limits.max_mr_size");
+    expect_rejected(dev(R"("limits": {"max_mr_size": 18446744073709551616})"), "max_mr_size");
+    expect_rejected(dev(R"("dcqcn": {"rpg_gd": 16})"), "dcqcn.rpg_gd");
+    expect_rejected(dev(R"("dcqcn": {"cnp_dscp": 64})"), "dcqcn.cnp_dscp");
+    expect_rejected(dev(R"("dcqcn": {"dce_tcp_g": 0})"), "dcqcn.dce_tcp_g");
+    expect_rejected(dev(R"("qos": {"trust": "vlan"})"), "qos.trust");
+    expect_rejected(dev(R"("qos": {"pfc_en": [8]})"), "qos.pfc_en[0]");
+    expect_rejected(dev(R"("qos": {"pfc_en": [1, 1]})"), "listed twice");
+    expect_rejected(dev(R"("qos": {"dscp2prio": [1, 2, 3]})"), "64 entries");
+    expect_rejected(dev(R"("qos": {"dscp2prio": {"64": 1}})"), "qos.dscp2prio.64");
+    expect_rejected(dev(R"("qos": {"dscp2prio": {"10": 8}})"), "qos.dscp2prio.10");
+    expect_rejected(dev(R"("qos": {"prio2tc": {"8": 1}})"), "qos.prio2tc.8");
+    expect_rejected(dev(R"("qos": {"cnp_dscp": 1}, "dcqcn": {"cnp_dscp": 2})"), "disagree");
+}
+
+TEST(Config, DiffListsOnlyChanges) {
+    DeviceConfig cur;
+    cur.dev_name = "vrnic0";
+    cur.limits = libctl::Limits{};
+    cur.limits->max_qp = 1024;
+    cur.limits->max_cq = 2048;
+    cur.qos = libctl::Qos{};
+    cur.qos->trust = 0;
+    cur.qos->dscp2prio = {{46, 5}, {0, 0}};
+    DeviceConfig want;
+    want.dev_name = "vrnic0";
+    want.limits = libctl::Limits{};
+    want.limits->max_qp = 16;
+    want.limits->max_cq = 2048; // unchanged
+    want.qos = libctl::Qos{};
+    want.qos->dscp2prio = {{46, 5}, {0, 1}};
+    DeviceConfig delta;
+    auto ch = diff_config(cur, want, &delta);
+    ASSERT_EQ(ch.size(), 2u);
+    EXPECT_EQ(ch[0].key, "max_qp");
+    EXPECT_EQ(ch[0].from, 1024);
+    EXPECT_EQ(ch[0].to, 16);
+    EXPECT_EQ(ch[1].key, "dscp2prio[0]");
+    ASSERT_TRUE(delta.limits);
+    EXPECT_EQ(delta.limits->max_qp, 16u);
+    EXPECT_FALSE(delta.limits->max_cq);
+    ASSERT_TRUE(delta.qos);
+    EXPECT_EQ(delta.qos->dscp2prio.size(), 1u);
+    EXPECT_FALSE(delta.dcqcn);
+    // Applying the same configuration again changes nothing.
+    DeviceConfig none;
+    EXPECT_TRUE(diff_config(cur, cur, &none).empty());
+    EXPECT_FALSE(none.limits || none.qos || none.dcqcn);
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# VRNIC_TIMEOUT=600
+#
+# dp_interop.sh - wire interoperability with rdma_rxe.
+#
+# rdma_rxe on one end of a veth pair (host A, init_net: rxe on 6.1 works
+# only there), a device of type $DP_LINK_TYPE (default vrnic) on the other
+# end (host B, its own network namespace; both stacks bind UDP 4791, so they
+# must not share one).  Every pair runs in both client/server directions:
+# ibv_rc_pingpong -c, ibv_ud_pingpong -c, rping -v -V, ib_write_bw,
+# ib_read_bw, ib_atomic_bw.  Any disagreement on header layouts, opcodes,
+# PSN/ACK handling or the ICRC makes these fail: rxe drops packets with a
+# bad ICRC.
+#
+# With DP_LINK_TYPE=rxe both ends are rxe (validates the script itself).
+#
+# Usage: dp_interop.sh [FILTER]
+
+DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=selftests/dp_lib.sh
+. "$DP_DIR/dp_lib.sh"
+
+DP_FILTER=${1:-}
+
+dp_require ibv_rc_pingpong ibv_ud_pingpong rping ib_write_bw ss
+trap dp_cleanup EXIT
+dp_begin
+dp_load rxe || dp_skip_all "rdma_rxe not available"
+dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_topology rxe "$DP_LINK_TYPE" || {
+	dp_result fail setup "could not build the topology"
+	dp_end
+	exit 1
+}
+
+# interop PREFIX SRV CLI
+interop() {
+	local p=$1 s=$2 c=$3
+
+	pingpong "$p.rc_pingpong" ibv_rc_pingpong "-c -n $DP_ITERS" "$s" "$c"
+	pingpong "$p.ud_pingpong" ibv_ud_pingpong "-c -n $DP_ITERS -s 1024" "$s" "$c"
+	rping_pair "$p.rping" "$s" "$c"
+	perf "$p.ib_write_bw" ib_write_bw "-n $DP_PITERS" "$s" "$c"
+	perf "$p.ib_read_bw" ib_read_bw "-n $DP_PITERS" "$s" "$c"
+	perf "$p.ib_atomic_bw" ib_atomic_bw "-n $DP_PITERS" "$s" "$c"
+}
+
+# rxe as server and DUT as client, and the other way round, side by side.
+dp_spawn dut_to_rxe 19600 interop "dut_client_rxe_server" A B
+interop "rxe_client_dut_server" B A
+dp_join dut_to_rxe
+
+dp_end

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# VRNIC_TIMEOUT=900
+#
+# dp_netem.sh - RC reliability on a lossy, reordering, duplicating link.
+#
+# Two devices of type $DP_LINK_TYPE (default vrnic) on a veth pair with
+#   tc qdisc add dev VETH root netem loss 2% reorder 5% duplicate 1% delay 1ms
+# on both ends.  ibv_rc_pingpong -c, ib_write_bw and ib_read_bw must
+# complete, dp_random must move its data intact over the pair, and the
+# requester's retransmission counter must have moved (loss without
+# retransmission cannot deliver everything).  The counter names differ per
+# driver: see dp_retx_counters in dp_lib.sh.
+#
+# Environment: DP_RANDOM (path of the dp_random binary, default
+# build/selftests/dp_random), DP_NETEM (the netem arguments).
+
+DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=selftests/dp_lib.sh
+. "$DP_DIR/dp_lib.sh"
+
+DP_NETEM=${DP_NETEM:-loss 2% reorder 5% duplicate 1% delay 1ms}
+DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
+
+dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
+trap dp_cleanup EXIT
+dp_begin
+modprobe sch_netem 2>/dev/null
+dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" || {
+	dp_result fail setup "could not build the topology"
+	dp_end
+	exit 1
+}
+
+retx() {
+	echo $(($(dp_retx_sum "${DP_DEV[A]}" "${DP_TYPE[A]}") + \
+		$(dp_retx_sum "${DP_DEV[B]}" "${DP_TYPE[B]}")))
+}
+
+for h in A B; do
+	# shellcheck disable=SC2086 # netem arguments are words
+	dp_in "$h" tc qdisc add dev "${DP_IF[$h]}" root netem $DP_NETEM ||
+		dp_skip_all "netem not available"
+done
+dp_log "netem on both veth ends: $DP_NETEM"
+before=$(retx)
+
+dp_spawn rc 19600 pingpong rc_pingpong_lossy ibv_rc_pingpong "-c -n 200" B A
+perf ib_write_bw_lossy ib_write_bw "-n 50" B A
+perf ib_read_bw_lossy ib_read_bw "-n 50" A B
+dp_join rc
+
+if [[ -x $DP_RANDOM ]]; then
+	# the pair variant over the lossy veth, A -> B
+	DP_TIMEOUT=300 dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,1024,4096 DP_BIG=${DP_BIG:-200000} $DP_RANDOM"
+else
+	dp_result skip dp_random_lossy "$DP_RANDOM not built"
+fi
+
+after=$(retx)
+dp_log "retransmissions ($(dp_retx_counters "${DP_TYPE[A]}")): $before -> $after"
+for h in A B; do
+	dp_log "${DP_DEV[$h]}: $(rdma statistic show link "${DP_DEV[$h]}/1" 2>/dev/null | tr -s ' ' | cut -c1-400)"
+done
+if [[ $after -gt $before ]]; then
+	dp_result ok retransmission_counter_moved
+else
+	dp_result fail retransmission_counter_moved "$before -> $after"
+fi
+
+dp_end

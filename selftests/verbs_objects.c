@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * verbs_objects - vrnic's verbs objects driven through libibverbs and the
+ * stock librxe provider.
+ *
+ * Each test gets a fresh vrnic device on its own dummy netdev (10.77.N.1),
+ * so limits set by one test do not leak into another.  Covered: CQ
+ * create/resize/destroy and the size checks, completions surviving a
+ * resize, the QP state machine (valid and invalid transitions, attribute
+ * checks), capability checks against the device limits, object limits
+ * set over netlink (creation past the limit fails with ENOMEM), SRQ limit
+ * event and its checks, MR access flag rules, key rotation, flushing on
+ * entry to the error state, UD sends through a user AH (ah_num), and an
+ * lkey of a deregistered MR failing locally.
+ *
+ * Data-moving cases use two RC/UD QPs of the same device talking to each
+ * other over the device's own address.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "vrnic.h"
+#include "vrnic_harness.h"
+
+#define VB_PORT		1
+#define VB_TIMEOUT_MS	30000
+
+/* ---- device plumbing ---- */
+
+static int vb_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static bool vb_gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, pfx, sizeof(pfx));
+}
+
+static int vb_find_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	struct ibv_gid_entry ent;
+	struct ibv_port_attr pattr;
+	int try, i;
+
+	for (try = 0; try < 100; try++) {
+		if (ibv_query_port(ctx, VB_PORT, &pattr))
+			return -1;
+		for (i = 0; i < pattr.gid_tbl_len; i++) {
+			if (ibv_query_gid_ex(ctx, VB_PORT, i, &ent, 0))
+				continue;
+			if (ent.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+			    vb_gid_is_v4(&ent.gid)) {
+				*gid = ent.gid;
+				return i;
+			}
+		}
+		usleep(100 * 1000);
+	}
+	return -1;
+}
+
+/* Set one limit of @dev over the vrnic generic netlink family. */
+static int vb_set_limit(const char *dev, int attr, uint32_t val)
+{
+	struct nl_sock *sk;
+	struct nl_msg *msg = NULL;
+	struct nlattr *nest;
+	int fam, err;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	err = genl_connect(sk);
+	if (err)
+		goto out;
+	fam = genl_ctrl_resolve(sk, VRNIC_GENL_NAME);
+	if (fam < 0) {
+		err = fam;
+		goto out;
+	}
+	msg = nlmsg_alloc();
+	err = -ENOMEM;
+	if (!msg)
+		goto out;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0,
+			 NLM_F_REQUEST | NLM_F_ACK, VRNIC_CMD_LIMITS_SET,
+			 VRNIC_GENL_VERSION))
+		goto out;
+	nla_put_string(msg, VRNIC_ATTR_DEV_NAME, dev);
+	nest = nla_nest_start(msg, VRNIC_ATTR_LIMITS | NLA_F_NESTED);
+	nla_put_u32(msg, attr, val);
+	nla_nest_end(msg, nest);
+	err = nl_send_auto(sk, msg);
+	if (err >= 0)
+		err = nl_wait_for_ack(sk);
+out:
+	nlmsg_free(msg);
+	nl_socket_free(sk);
+	return err < 0 ? err : 0;
+}
+
+FIXTURE(vdev) {
+	char ifname[16];
+	char name[32];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
+	union ibv_gid gid;
+	int gid_idx;
+};
+
+FIXTURE_SETUP(vdev)
+{
+	struct ibv_device **list;
+	int i, n, id = getpid() % 200;
+
+	snprintf(self->ifname, sizeof(self->ifname), "vb%d", id);
+	snprintf(self->name, sizeof(self->name), "vverbs%d", id);
+	if (vb_sh("ip link add %s type dummy && ip link set %s up && "
+		  "ip addr add 10.77.%d.1/24 dev %s", self->ifname,
+		  self->ifname, id, self->ifname))
+		SKIP(return, "cannot create a dummy netdev");
+	if (vb_sh("rdma link add %s type vrnic netdev %s", self->name,
+		  self->ifname))
+		SKIP(return, "cannot create a vrnic device (module loaded?)");
+
+	list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), self->name))
+			self->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ASSERT_NE(NULL, self->ctx) TH_LOG("%s not found by libibverbs",
+					  self->name);
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
+	ASSERT_EQ(0, ibv_query_port(self->ctx, VB_PORT, &self->pattr));
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->gid_idx = vb_find_gid(self->ctx, &self->gid);
+	ASSERT_LE(0, self->gid_idx) TH_LOG("no RoCEv2 IPv4 GID");
+}
+
+FIXTURE_TEARDOWN(vdev)
+{
+	if (self->pd)
+		ibv_dealloc_pd(self->pd);
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	vb_sh("rdma link delete %s 2>/dev/null", self->name);
+	vb_sh("ip link del %s 2>/dev/null", self->ifname);
+}
+
+/* ---- QP helpers ---- */
+
+static struct ibv_qp *vb_qp(struct ibv_pd *pd, enum ibv_qp_type type,
+			    struct ibv_cq *cq, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = type,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.sq_sig_all = 1,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+		},
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+static int vb_to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = VB_PORT,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+		.qkey = 0x11111111,
+	};
+
+	if (qp->qp_type == IBV_QPT_UD)
+		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				     IBV_QP_PORT | IBV_QP_QKEY);
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static void vb_ah_attr(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(vdev) *self, struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->is_global = 1;
+	ah->port_num = VB_PORT;
+	ah->grh.dgid = self->gid;
+	ah->grh.sgid_index = self->gid_idx;
+	ah->grh.hop_limit = 64;
+}
+
+static int vb_rc_rtr_attr(FIXTURE_DATA(vdev) *self, struct ibv_qp_attr *a,
+			  uint32_t dqpn)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dqpn;
+	a->rq_psn = 100;
+	a->max_dest_rd_atomic = 4;
+	a->min_rnr_timer = 1;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = VB_PORT;
+	a->ah_attr.grh.dgid = self->gid;
+	a->ah_attr.grh.sgid_index = self->gid_idx;
+	a->ah_attr.grh.hop_limit = 64;
+	return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+	       IBV_QP_MIN_RNR_TIMER;
+}
+
+static int vb_rts_attr(struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->sq_psn = 100;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->max_rd_atomic = 4;
+	return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+	       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+}
+
+/* Connect two RC QPs of the device to each other and bring both to RTS. */
+static int vb_rc_connect(FIXTURE_DATA(vdev) *self, struct ibv_qp *a,
+			 struct ibv_qp *b)
+{
+	struct ibv_qp_attr attr;
+	int mask, ret;
+
+	ret = vb_to_init(a) ?: vb_to_init(b);
+	if (ret)
+		return ret;
+	mask = vb_rc_rtr_attr(self, &attr, b->qp_num);
+	ret = ibv_modify_qp(a, &attr, mask);
+	if (ret)
+		return ret;
+	mask = vb_rc_rtr_attr(self, &attr, a->qp_num);
+	ret = ibv_modify_qp(b, &attr, mask);
+	if (ret)
+		return ret;
+	mask = vb_rts_attr(&attr);
+	return ibv_modify_qp(a, &attr, mask) ?: ibv_modify_qp(b, &attr, mask);
+}
+
+static int vb_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
+static long vb_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Poll @n completions into @wc; returns how many arrived in time. */
+static int vb_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	struct timespec t0;
+	int got = 0, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < n && vb_ms_since(&t0) < VB_TIMEOUT_MS) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (!r)
+			usleep(1000);
+	}
+	return got;
+}
+
+static int vb_post_recv(struct ibv_qp *qp, struct ibv_srq *srq,
+			struct ibv_mr *mr, uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr,
+		.length = (uint32_t)mr->length,
+		.lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+
+	return srq ? ibv_post_srq_recv(srq, &wr, &bad) :
+		     ibv_post_recv(qp, &wr, &bad);
+}
+
+static int vb_post_send(struct ibv_qp *qp, struct ibv_mr *mr, uint32_t len,
+			uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr,
+		.length = len,
+		.lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* ---- CQ ---- */
+
+TEST_F(vdev, cq_create_resize_destroy)
+{
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	int max = self->attr.max_cqe;
+
+	cq = ibv_create_cq(self->ctx, 10, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	EXPECT_LE(10, cq->cqe);
+
+	ASSERT_EQ(0, ibv_resize_cq(cq, 100));
+	EXPECT_LE(100, cq->cqe);
+	ASSERT_EQ(0, ibv_resize_cq(cq, 5));
+	EXPECT_LE(5, cq->cqe);
+	EXPECT_GT(100, cq->cqe);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+
+	EXPECT_NE(0, ibv_resize_cq(cq, max + 1));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, max + 1, NULL, NULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Receives flushed into a CQ are still there, in order, after a resize. */
+TEST_F(vdev, cq_resize_keeps_completions)
+{
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[8];
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	struct pollfd pfd;
+	char buf[64];
+	void *ev_ctx;
+	int i;
+
+	ch = ibv_create_comp_channel(self->ctx);
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 8, NULL, ch, 0);
+	ASSERT_NE(NULL, cq);
+	qp = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qp);
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, vb_to_init(qp));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, vb_post_recv(qp, NULL, mr, i));
+
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	pfd.fd = ch->fd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, VB_TIMEOUT_MS))
+		TH_LOG("no completion event after entering ERR");
+	ASSERT_EQ(0, ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
+	ibv_ack_cq_events(ev_cq, 1);
+	usleep(500 * 1000);
+
+	ASSERT_EQ(0, ibv_resize_cq(cq, 64));
+	ASSERT_EQ(5, vb_poll(cq, wc, 5));
+	for (i = 0; i < 5; i++) {
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc[i].status);
+		EXPECT_EQ((uint64_t)i, wc[i].wr_id);
+		EXPECT_EQ(qp->qp_num, wc[i].qp_num);
+	}
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, wc));
+
+	ibv_dereg_mr(mr);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_destroy_comp_channel(ch);
+}
+
+/* ---- QP ---- */
+
+TEST_F(vdev, qp_state_machine_rc)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a, q;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int mask;
+
+	cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qp);
+	EXPECT_EQ(IBV_QPS_RESET, vb_state(qp));
+
+	/* RESET -> RTR skips INIT. */
+	mask = vb_rc_rtr_attr(self, &a, qp->qp_num);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+	/* RESET -> INIT without its required attributes. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	/* Port 2 does not exist. */
+	a.port_num = 2;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+					IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS));
+	EXPECT_EQ(IBV_QPS_RESET, vb_state(qp));
+
+	ASSERT_EQ(0, vb_to_init(qp));
+	EXPECT_EQ(IBV_QPS_INIT, vb_state(qp));
+	ASSERT_EQ(0, vb_to_init(qp));	/* INIT -> INIT is allowed */
+
+	/* INIT -> RTS skips RTR. */
+	mask = vb_rts_attr(&a);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+	/* INIT -> RTR without the destination QPN. */
+	mask = vb_rc_rtr_attr(self, &a, qp->qp_num);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask & ~IBV_QP_DEST_QPN));
+	/* A path MTU above the port's active MTU. */
+	a.path_mtu = self->pattr.active_mtu + 1;
+	if (a.path_mtu <= IBV_MTU_4096)
+		EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+	EXPECT_EQ(IBV_QPS_INIT, vb_state(qp));
+
+	mask = vb_rc_rtr_attr(self, &a, qp->qp_num);
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, mask));
+	EXPECT_EQ(IBV_QPS_RTR, vb_state(qp));
+
+	/* retry_cnt is a 3-bit field. */
+	mask = vb_rts_attr(&a);
+	a.retry_cnt = 8;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+	mask = vb_rts_attr(&a);
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, mask));
+	EXPECT_EQ(IBV_QPS_RTS, vb_state(qp));
+
+	/* RTS -> RTR goes backwards. */
+	mask = vb_rc_rtr_attr(self, &a, qp->qp_num);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_SQD;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(IBV_QPS_SQD, vb_state(qp));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(IBV_QPS_RTS, vb_state(qp));
+
+	a.qp_state = IBV_QPS_ERR;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(IBV_QPS_ERR, vb_state(qp));
+	/* ERR -> RTS is not a transition. */
+	mask = vb_rts_attr(&a);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, mask));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RESET;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	EXPECT_EQ(IBV_QPS_RESET, vb_state(qp));
+	ASSERT_EQ(0, vb_to_init(qp));
+
+	/* The applied attributes read back. */
+	mask = vb_rc_rtr_attr(self, &a, 0x123456);
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, mask));
+	ASSERT_EQ(0, ibv_query_qp(qp, &q, IBV_QP_DEST_QPN | IBV_QP_PATH_MTU,
+				  &ia));
+	EXPECT_EQ(0x123456U, q.dest_qp_num);
+	EXPECT_EQ(IBV_MTU_1024, (int)q.path_mtu);
+	EXPECT_EQ(100U, q.rq_psn);
+	EXPECT_LE(16U, ia.cap.max_send_wr);
+
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(vdev, qp_state_machine_ud)
+{
+	struct ibv_qp_attr a = {};
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = vb_qp(self->pd, IBV_QPT_UD, cq, NULL);
+	ASSERT_NE(NULL, qp);
+
+	/* UD needs a Q_Key, not access flags, for INIT. */
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = VB_PORT;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+					IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS));
+	ASSERT_EQ(0, vb_to_init(qp));
+	a.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	a.qp_state = IBV_QPS_RTS;
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	a.sq_psn = 1;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+	EXPECT_EQ(IBV_QPS_RTS, vb_state(qp));
+
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(vdev, qp_caps_checked_against_limits)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+
+	ia.cap.max_send_wr = self->attr.max_qp_wr + 1;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &ia));
+	EXPECT_EQ(EINVAL, errno);
+	ia.cap.max_send_wr = 1;
+
+	ia.cap.max_recv_sge = self->attr.max_sge + 1;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &ia));
+	EXPECT_EQ(EINVAL, errno);
+	ia.cap.max_recv_sge = 1;
+
+	ia.cap.max_inline_data = 1 << 20;
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(self->pd, &ia));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* What succeeds holds at least what was asked for. */
+	ia.cap.max_inline_data = 64;
+	ia.cap.max_send_wr = 100;
+	qp = ibv_create_qp(self->pd, &ia);
+	ASSERT_NE(NULL, qp);
+	EXPECT_LE(100U, ia.cap.max_send_wr);
+	EXPECT_LE(64U, ia.cap.max_inline_data);
+	EXPECT_EQ(0, ibv_destroy_qp(qp));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+/* ---- limits over netlink ---- */
+
+TEST_F(vdev, limit_max_qp)
+{
+	struct ibv_qp *qp[8];
+	struct ibv_cq *cq;
+	int n = 0, i, ret;
+
+	ret = vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 4);
+	ASSERT_EQ(0, ret) TH_LOG("LIMITS_SET max_qp: %d", ret);
+	cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+
+	errno = 0;
+	while (n < 8 && (qp[n] = vb_qp(self->pd, IBV_QPT_RC, cq, NULL)))
+		n++;
+	/* QP1 (the GSI QP of the MAD layer) may hold one of the four. */
+	EXPECT_GE(4, n);
+	EXPECT_LE(3, n);
+	EXPECT_EQ(ENOMEM, errno);
+
+	/* Freeing one makes room for one. */
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, ibv_destroy_qp(qp[--n]));
+	qp[n] = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qp[n]);
+	n++;
+
+	/* Raising the limit applies to the next creation. */
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 64));
+	qp[n] = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qp[n]);
+	n++;
+
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(qp[i]));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(vdev, limit_max_cq_mr_srq)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_cq *cq[4];
+	struct ibv_mr *mr[4];
+	struct ibv_srq *srq[4];
+	char buf[64];
+	int i;
+
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_CQ, 2));
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_MR, 2));
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_SRQ, 2));
+
+	for (i = 0; i < 2; i++) {
+		cq[i] = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+		ASSERT_NE(NULL, cq[i]);
+		mr[i] = ibv_reg_mr(self->pd, buf, sizeof(buf), 0);
+		ASSERT_NE(NULL, mr[i]);
+		srq[i] = ibv_create_srq(self->pd, &sa);
+		ASSERT_NE(NULL, srq[i]);
+	}
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, 4, NULL, NULL, 0));
+	EXPECT_EQ(ENOMEM, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ENOMEM, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_srq(self->pd, &sa));
+	EXPECT_EQ(ENOMEM, errno);
+
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, ibv_destroy_srq(srq[i]));
+		EXPECT_EQ(0, ibv_dereg_mr(mr[i]));
+		EXPECT_EQ(0, ibv_destroy_cq(cq[i]));
+	}
+}
+
+/* ---- SRQ ---- */
+
+TEST_F(vdev, srq_limit_event)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_async_event ev;
+	struct ibv_srq_attr attr;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_wc wc[16];
+	struct pollfd pfd;
+	char buf[64] = "srq";
+	int i, got = 0;
+
+	cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	srq = ibv_create_srq(self->pd, &sa);
+	ASSERT_NE(NULL, srq);
+	EXPECT_LE(16U, sa.attr.max_wr);
+
+	/* The limit may not exceed the SRQ size. */
+	attr.srq_limit = sa.attr.max_wr + 1;
+	EXPECT_NE(0, ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT));
+
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	qa = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	qb = vb_qp(self->pd, IBV_QPT_RC, cq, srq);
+	ASSERT_NE(NULL, qa);
+	ASSERT_NE(NULL, qb);
+	ASSERT_EQ(0, vb_rc_connect(self, qa, qb));
+
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, vb_post_recv(NULL, srq, mr, 100 + i));
+	attr.srq_limit = 4;
+	ASSERT_EQ(0, ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT));
+	ASSERT_EQ(0, ibv_query_srq(srq, &attr));
+	EXPECT_EQ(4U, attr.srq_limit);
+
+	/* 8 posted, 5 consumed: 3 left, below the limit of 4. */
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, vb_post_send(qa, mr, 8, i));
+	got = vb_poll(cq, wc, 10);
+	ASSERT_EQ(10, got) TH_LOG("5 sends + 5 receives expected");
+	for (i = 0; i < got; i++)
+		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
+
+	pfd.fd = self->ctx->async_fd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, VB_TIMEOUT_MS))
+		TH_LOG("no async event");
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_SRQ_LIMIT_REACHED, (int)ev.event_type);
+	EXPECT_EQ(srq, ev.element.srq);
+	ibv_ack_async_event(&ev);
+
+	/* The limit disarmed itself. */
+	ASSERT_EQ(0, ibv_query_srq(srq, &attr));
+	EXPECT_EQ(0U, attr.srq_limit);
+
+	EXPECT_EQ(0, ibv_destroy_qp(qa));
+	EXPECT_EQ(0, ibv_destroy_qp(qb));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+/* ---- MR ---- */
+
+TEST_F(vdev, mr_access_flags)
+{
+	static char buf[4096];
+	struct ibv_mr *mr, *mr2;
+	uint32_t old;
+
+	/* IBA: remote write or atomic requires local write. */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, sizeof(buf),
+				   IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, sizeof(buf),
+				   IBV_ACCESS_REMOTE_ATOMIC));
+	EXPECT_EQ(EINVAL, errno);
+
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, mr);
+	mr2 = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			 IBV_ACCESS_REMOTE_ATOMIC);
+	ASSERT_NE(NULL, mr2);
+	EXPECT_EQ(mr->lkey, mr->rkey);
+	EXPECT_NE(mr->lkey, mr2->lkey);
+
+	/* A new registration never reuses the key just released. */
+	old = mr->lkey;
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), 0);
+	ASSERT_NE(NULL, mr);
+	EXPECT_NE(old, mr->lkey);
+
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_dereg_mr(mr2));
+}
+
+/* An lkey of a deregistered MR fails locally, and the QP flushes. */
+TEST_F(vdev, mr_dereg_lkey_fails)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *bad;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr, *rmr;
+	struct ibv_cq *cq;
+	struct ibv_wc wc[4];
+	char buf[64], rbuf[64];
+	uint32_t lkey;
+
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qa = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	qb = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qa);
+	ASSERT_NE(NULL, qb);
+	ASSERT_EQ(0, vb_rc_connect(self, qa, qb));
+	rmr = ibv_reg_mr(self->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, rmr);
+	ASSERT_EQ(0, vb_post_recv(qb, NULL, rmr, 7));
+
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), 0);
+	ASSERT_NE(NULL, mr);
+	lkey = mr->lkey;
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	sge.addr = (uintptr_t)buf;
+	sge.length = 16;
+	sge.lkey = lkey;
+	ASSERT_EQ(0, ibv_post_send(qa, &wr, &bad));
+	ASSERT_EQ(1, vb_poll(cq, wc, 1));
+	EXPECT_EQ(1U, wc[0].wr_id);
+	EXPECT_EQ(IBV_WC_LOC_PROT_ERR, (int)wc[0].status);
+	EXPECT_EQ(IBV_QPS_ERR, vb_state(qa));
+
+	EXPECT_EQ(0, ibv_destroy_qp(qa));
+	EXPECT_EQ(0, ibv_destroy_qp(qb));
+	EXPECT_EQ(0, ibv_dereg_mr(rmr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+/* ---- flush ---- */
+
+TEST_F(vdev, error_state_flushes_in_order)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *qa, *qb;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_wc wc[8];
+	char buf[64];
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qa = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	qb = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qa);
+	ASSERT_NE(NULL, qb);
+	ASSERT_EQ(0, vb_rc_connect(self, qa, qb));
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, vb_post_recv(qb, NULL, mr, 10 + i));
+	ASSERT_EQ(0, ibv_modify_qp(qb, &a, IBV_QP_STATE));
+	ASSERT_EQ(4, vb_poll(cq, wc, 4));
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc[i].status);
+		EXPECT_EQ((uint64_t)(10 + i), wc[i].wr_id);
+		EXPECT_EQ(qb->qp_num, wc[i].qp_num);
+	}
+
+	/* Sends posted in ERR complete as flushed too (IBA 10.8.3). */
+	ASSERT_EQ(0, ibv_modify_qp(qa, &a, IBV_QP_STATE));
+	ASSERT_EQ(0, vb_post_send(qa, mr, 8, 20));
+	ASSERT_EQ(1, vb_poll(cq, wc, 1));
+	EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc[0].status);
+	EXPECT_EQ(20U, wc[0].wr_id);
+
+	EXPECT_EQ(0, ibv_destroy_qp(qa));
+	EXPECT_EQ(0, ibv_destroy_qp(qb));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+/* ---- AH / UD ---- */
+
+/* A UD send names its destination by the AH number librxe got from us. */
+TEST_F(vdev, ud_send_through_user_ah)
+{
+	static char msg[] = "hello through ah_num";
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = 6, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+	}, *bad;
+	struct ibv_mr *smr;
+	struct ibv_qp_attr a = {};
+	struct ibv_ah_attr aha;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	struct ibv_cq *cq;
+	struct ibv_wc wc[2];
+	char buf[40 + 64];
+	int i, rcv = -1;
+
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qa = vb_qp(self->pd, IBV_QPT_UD, cq, NULL);
+	qb = vb_qp(self->pd, IBV_QPT_UD, cq, NULL);
+	ASSERT_NE(NULL, qa);
+	ASSERT_NE(NULL, qb);
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? qb : qa;
+
+		ASSERT_EQ(0, vb_to_init(q));
+		a.qp_state = IBV_QPS_RTR;
+		ASSERT_EQ(0, ibv_modify_qp(q, &a, IBV_QP_STATE));
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 1;
+		ASSERT_EQ(0, ibv_modify_qp(q, &a, IBV_QP_STATE |
+					   IBV_QP_SQ_PSN));
+	}
+	vb_ah_attr(_metadata, self, &aha);
+	ah = ibv_create_ah(self->pd, &aha);
+	ASSERT_NE(NULL, ah);
+
+	memset(buf, 0, sizeof(buf));
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, vb_post_recv(qb, NULL, mr, 5));
+
+	smr = ibv_reg_mr(self->pd, msg, sizeof(msg), 0);
+	ASSERT_NE(NULL, smr);
+	sge.addr = (uintptr_t)msg;
+	sge.length = sizeof(msg);
+	sge.lkey = smr->lkey;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qb->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ASSERT_EQ(0, ibv_post_send(qa, &wr, &bad));
+	ASSERT_EQ(2, vb_poll(cq, wc, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
+		if (wc[i].wr_id == 5)
+			rcv = i;
+	}
+	ASSERT_LE(0, rcv);
+	EXPECT_EQ(40U + sizeof(msg), wc[rcv].byte_len);
+	EXPECT_EQ(qa->qp_num, wc[rcv].src_qp);
+	EXPECT_NE(0U, wc[rcv].wc_flags & IBV_WC_GRH);
+	EXPECT_EQ(0, memcmp(buf + 40, msg, sizeof(msg)));
+	EXPECT_EQ(0, ibv_dereg_mr(smr));
+
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	EXPECT_EQ(0, ibv_destroy_qp(qa));
+	EXPECT_EQ(0, ibv_destroy_qp(qb));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_HARNESS_MAIN
