@@ -63,16 +63,35 @@ void dump(Context& ctx, const std::string& dev) {
     print_json(ctx.out, config_to_json(c), !ctx.json_out || ctx.pretty);
 }
 
-libctl::Status set_device(Vrnic& v, const DeviceConfig& d) {
-    if (d.limits)
+// Sends the objects of @p d one SET each, recording in @p done the partial
+// configurations that the kernel accepted (for rollback).
+libctl::Status set_device(Vrnic& v, const DeviceConfig& d, std::vector<DeviceConfig>* done) {
+    DeviceConfig one;
+    one.dev_name = d.dev_name;
+    if (d.limits) {
         if (auto st = v.set_limits(d.dev_name, *d.limits); !st)
             return st;
-    if (d.qos)
+        if (done) {
+            done->push_back(one);
+            done->back().limits = d.limits;
+        }
+    }
+    if (d.qos) {
         if (auto st = v.set_qos(d.dev_name, *d.qos); !st)
             return st;
-    if (d.dcqcn)
+        if (done) {
+            done->push_back(one);
+            done->back().qos = d.qos;
+        }
+    }
+    if (d.dcqcn) {
         if (auto st = v.set_dcqcn(d.dev_name, *d.dcqcn); !st)
             return st;
+        if (done) {
+            done->push_back(one);
+            done->back().dcqcn = d.dcqcn;
+        }
+    }
     return libctl::ok_status();
 }
 
@@ -134,31 +153,34 @@ void apply(Context& ctx, const ApplyArgs& a) {
         });
         return;
     }
-    // 4. Apply device by device; each SET is atomic in the kernel.  If one
-    //    fails, restore what was already changed.
-    for (size_t i = 0; i < deltas.size(); i++) {
-        auto st = set_device(*v, deltas[i]);
+    // 4. Apply object by object; each SET is atomic in the kernel.  If one
+    //    fails, put back the objects already changed (in reverse order),
+    //    using the values read in step 3.
+    std::vector<DeviceConfig> done;
+    for (const DeviceConfig& delta : deltas) {
+        auto st = set_device(*v, delta, &done);
         if (st)
             continue;
         bool restored = true;
-        for (size_t j = 0; j <= i; j++) {
+        for (auto it = done.rbegin(); it != done.rend(); ++it) {
+            const DeviceConfig* cur = nullptr;
+            for (const auto& c : current)
+                if (c.dev_name == it->dev_name)
+                    cur = &c;
             DeviceConfig undo;
-            undo.dev_name = current[j].dev_name;
-            if (deltas[j].limits)
-                undo.limits = current[j].limits;
-            if (deltas[j].qos)
-                undo.qos = current[j].qos;
-            if (deltas[j].dcqcn)
-                undo.dcqcn = current[j].dcqcn;
-            restored = set_device(*v, undo) && restored;
+            undo.dev_name = it->dev_name;
+            if (it->limits)
+                undo.limits = cur->limits;
+            if (it->qos)
+                undo.qos = cur->qos;
+            if (it->dcqcn)
+                undo.dcqcn = cur->dcqcn;
+            restored = set_device(*v, undo, nullptr) && restored;
         }
         libctl::Error e = st.error();
+        std::string reason = e.extack.empty() ? std::strerror(e.err) : e.extack;
         e.context = "apply " + a.file + ": " + e.context;
-        if (!e.extack.empty())
-            e.extack += restored ? "; nothing changed" : "; rollback failed, check the state";
-        else
-            e.extack = std::string(std::strerror(e.err)) +
-                       (restored ? "; nothing changed" : "; rollback failed, check the state");
+        e.extack = reason + (restored ? "; nothing changed" : "; rollback failed, check the state");
         return (void)ctx.fail(e);
     }
 }

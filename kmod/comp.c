@@ -111,6 +111,11 @@ void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st)
 	vrnic_comp_retire(qp);
 }
 
+static bool vrnic_psn_eq(u32 a, u32 b)
+{
+	return a == b;
+}
+
 static bool vrnic_wqe_is_rd_atomic(const struct vrnic_send_wqe *wqe)
 {
 	return wqe->opcode == IB_WR_RDMA_READ ||
@@ -170,7 +175,7 @@ static bool vrnic_comp_read_resp(struct vrnic_qp *qp, struct sk_buff *skb,
 	int err;
 
 	/* LAST/ONLY exactly at the WQE's last PSN, FIRST/MIDDLE before. */
-	if (last != (pkt->psn == wqe->xport.last_psn))
+	if (last != vrnic_psn_eq(pkt->psn, wqe->xport.last_psn))
 		return false;
 	off = ((pkt->psn - wqe->xport.first_psn) & VRNIC_PSN_MASK) * mtu;
 	want = last ? wqe->dma.length - off : mtu;
@@ -224,6 +229,30 @@ static bool vrnic_comp_atomic_ack(struct vrnic_qp *qp, struct sk_buff *skb,
 	wqe->xport.status = IB_WC_SUCCESS;
 	vrnic_comp_retire(qp);
 	return true;
+}
+
+/* IBA 9.7.5.2.8: wait, then resend from @psn, at most rnr_retry times. */
+static void vrnic_comp_rnr_nak(struct vrnic_qp *qp, u32 psn, u8 syn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	unsigned long delay = usecs_to_jiffies(vrnic_rnr_usecs[syn & 0x1f]);
+
+	xp->sq_stats.rnr_naks++;
+	vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_RCVD);
+	if (qp->attr.rnr_retry != 7) {	/* 7 means retry forever */
+		if (!xp->rnr_left) {
+			vrnic_counter_inc(vdev, VRNIC_CNT_RNR_RETRY_EXCEEDED);
+			vrnic_comp_fail_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		xp->rnr_left--;
+	}
+	vrnic_req_rewind(qp, psn);
+	xp->rnr_wait = true;
+	del_timer(&xp->retrans_timer);
+	if (!xp->dying)
+		mod_timer(&xp->rnr_timer, jiffies + max(delay, 1UL));
 }
 
 static enum ib_wc_status vrnic_nak_status(u8 code)
@@ -287,24 +316,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_comp_advance(qp, psn);
 		switch (syn & VRNIC_AETH_TYPE_MASK) {
 		case VRNIC_AETH_RNR_NAK:
-			xp->sq_stats.rnr_naks++;
-			vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_RCVD);
-			if (qp->attr.rnr_retry != 7) {
-				if (!xp->rnr_left) {
-					vrnic_counter_inc(vdev,
-						VRNIC_CNT_RNR_RETRY_EXCEEDED);
-					vrnic_comp_fail_head(qp,
-						IB_WC_RNR_RETRY_EXC_ERR);
-					return false;
-				}
-				xp->rnr_left--;
-			}
-			vrnic_req_rewind(qp, psn);
-			xp->rnr_wait = true;
-			del_timer(&xp->retrans_timer);
-			if (!xp->dying)
-				mod_timer(&xp->rnr_timer, jiffies +
-					  usecs_to_jiffies(vrnic_rnr_usecs[syn & 0x1f]));
+			vrnic_comp_rnr_nak(qp, psn, syn);
 			return false;
 		case VRNIC_AETH_NAK:
 			if ((syn & 0x1f) == VRNIC_NAK_PSN_SEQ) {

@@ -19,7 +19,6 @@
 #include "verbs.h"
 
 #define VRNIC_MR_INDEX(key)	((key) >> 8)
-#define VRNIC_MAX_FRMR_PAGES	BIT(16)
 
 #define VRNIC_MR_ACCESS_FLAGS	(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
@@ -182,7 +181,7 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
-	if (!max_num_sg || max_num_sg > VRNIC_MAX_FRMR_PAGES)
+	if (!max_num_sg || max_num_sg > VRNIC_MAX_FMR_PAGES)
 		return ERR_PTR(-EINVAL);
 
 	mr = vrnic_mr_alloc(ibpd, VRNIC_MR_FAST);

@@ -98,7 +98,8 @@ struct vrnic_opcode_info {
 	u8 off_ieth;
 };
 
-extern const struct vrnic_opcode_info vrnic_opcode[256];
+extern struct vrnic_opcode_info vrnic_opcode[256];
+void vrnic_opcode_init(void);
 
 /* Largest header a vrnic packet can have: BTH + DETH + ImmDt (UD) or
  * BTH + AtomicETH (RC): 40 bytes.

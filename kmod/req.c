@@ -534,6 +534,7 @@ void vrnic_req_kick(struct vrnic_qp *qp)
 	struct vrnic_qp_xport *xp = &qp->xport;
 
 	set_bit(0, &xp->kick);
+	/* Order the bit before the trylock; pairs with vrnic_req_run(). */
 	smp_mb__after_atomic();
 	if (irqs_disabled() || in_hardirq()) {
 		queue_work(vrnic_wq, &xp->req_work);
@@ -828,10 +829,11 @@ void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out)
 		o[i] = READ_ONCE(a[i]) + READ_ONCE(b[i]);
 }
 
-int vrnic_wire_init(void)
+int __init vrnic_wire_init(void)
 {
 	int err;
 
+	vrnic_opcode_init();
 	err = vrnic_icrc_init();
 	if (err)
 		return err;

@@ -203,7 +203,6 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
-
 /* req.c */
 extern struct workqueue_struct *vrnic_wq;
 void vrnic_req_work(struct work_struct *work);

@@ -49,8 +49,14 @@ ctest_report() {
 			name=${BASH_REMATCH[2]}
 			status=${BASH_REMATCH[4]}
 			fails=${nfail[$num]:-0}
+			# gtest_discover_tests names each ctest test after its case.
 			while IFS='|' read -r st line; do
-				[[ -n $st ]] && tap_result "$st" "host/$name: $line"
+				[[ -n $st ]] || continue
+				if [[ $line == "$name" ]]; then
+					tap_result "$st" "host/$name"
+				else
+					tap_result "$st" "host/$name: $line"
+				fi
 			done <<<"${cases[$num]:-}"
 			case $status in
 			Passed)

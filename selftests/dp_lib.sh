@@ -204,34 +204,33 @@ dp_gid_of() {
 }
 
 # dp_gid_index DEV ADDR: print the index of the RoCE v2 GID of ADDR on port
-# 1, waiting up to 20s for the GID table to be populated.
+# 1, waiting up to 30s for the GID table to be populated.
 dp_gid_index() {
-	local dev=$1 gid try f idx
+	local dev=$1 gid end=$((SECONDS + 30)) f idx
 
 	gid=$(dp_gid_of "$2")
-	for ((try = 0; try < 200; try++)); do
+	while :; do
 		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			[[ $(cat "$f" 2>/dev/null) == "$gid" ]] || continue
+			[[ $(<"$f") == "$gid" ]] 2>/dev/null || continue
 			idx=${f##*/}
-			if [[ $(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$idx" 2>/dev/null) == "RoCE v2" ]]; then
+			if [[ $(<"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$idx") == "RoCE v2" ]] 2>/dev/null; then
 				echo "$idx"
 				return 0
 			fi
 		done
-		sleep 0.1
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
 	done
-	return 1
 }
 
-# dp_port_active DEV: wait for port 1 to become ACTIVE.
+# dp_port_active DEV: wait up to 30s for port 1 to become ACTIVE.
 dp_port_active() {
-	local try
+	local end=$((SECONDS + 30))
 
-	for ((try = 0; try < 100; try++)); do
-		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
-		sleep 0.1
+	until [[ $(<"/sys/class/infiniband/$1/ports/1/state") == *ACTIVE* ]] 2>/dev/null; do
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
 	done
-	return 1
 }
 
 # dp_add_dev HOST TYPE NAME IF: rdma link add in HOST's namespace.
@@ -332,28 +331,27 @@ dp_topology() {
 
 # ---- running client/server pairs ----
 
-# dp_wait_tcp HOST PORT PID: wait until HOST listens on TCP PORT.
+# dp_wait_tcp HOST PORT PID: wait until HOST listens on TCP PORT (or PID,
+# the server, died).
 dp_wait_tcp() {
-	local try
+	local end=$((SECONDS + DP_TIMEOUT))
 
-	for ((try = 0; try < 300; try++)); do
-		dp_in "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
+	until dp_in "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .; do
 		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
 	done
-	return 1
 }
 
 # dp_wait_cm PORT PID: wait until an rdma_cm ID listens on PORT.
 dp_wait_cm() {
-	local try
+	local end=$((SECONDS + DP_TIMEOUT))
 
-	for ((try = 0; try < 300; try++)); do
-		rdma resource show cm_id 2>/dev/null | grep -q "src-addr [^ ]*:$1 .*LISTEN\|LISTEN.*src-addr [^ ]*:$1 " && return 0
+	until rdma resource show cm_id 2>/dev/null | grep -q "src-addr [^ ]*:$1 .*LISTEN\|LISTEN.*src-addr [^ ]*:$1 "; do
 		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
 	done
-	return 1
 }
 
 DP_PORT=18600
@@ -542,13 +540,13 @@ dp_retx_sum() {
 
 # ---- resources ----
 
-# dp_res_count DEV TYPE [user]: number of TYPE (qp, cq, mr, pd) objects of
-# DEV; with "user" only those owned by a process (not the kernel's own, such
-# as the GSI QP of the MAD layer).
-dp_res_count() {
-	local lines
+# dp_res_summary DEV: the device's object counts from `rdma resource
+# show`, as "pd N cq N qp N cm_id N mr N ctx N ..." (one process: cheap).
+dp_res_summary() {
+	rdma resource show 2>/dev/null | sed -n "s/^[0-9]*: $1: //p"
+}
 
-	lines=$(rdma resource show "$2" 2>/dev/null | grep -E "^(link|dev) $1(/| )")
-	[[ ${3:-} == user ]] && lines=$(grep "pid [0-9]" <<<"$lines")
-	grep -c . <<<"$lines"
+# dp_res_of SUMMARY TYPE: one count out of a summary.
+dp_res_of() {
+	grep -Eo "(^| )$2 [0-9]+" <<<"$1" | awk '{ print $2 }'
 }

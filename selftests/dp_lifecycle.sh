@@ -26,13 +26,14 @@ dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" || {
 	exit 1
 }
 
-RES_TYPES=(qp cq mr pd)
+# Objects that a process owns; the baseline is taken before any process
+# ran, so "back to baseline" means nothing of a process is left.
+RES_TYPES=(qp cq mr pd cm_id ctx)
 declare -A BASE=()
 
 for h in A B; do
-	for t in "${RES_TYPES[@]}" cm_id; do
-		BASE[$h.$t]=$(dp_res_count "${DP_DEV[$h]}" "$t")
-	done
+	BASE[$h]=$(dp_res_summary "${DP_DEV[$h]}")
+	dp_log "${DP_DEV[$h]} before: ${BASE[$h]}"
 done
 
 # Packets sent by a device (per-driver counter name).
@@ -49,67 +50,57 @@ qp_owner() {
 		grep -Eo "pid [0-9]+" | awk '{ print $2 }' | head -n 1
 }
 
-# wait_owner DEV: wait up to ~60s for a process to own a QP on DEV.
+# wait_owner DEV: wait up to $DP_TIMEOUT for a process to own a QP on DEV.
 wait_owner() {
-	local try pid
+	local end=$((SECONDS + DP_TIMEOUT)) pid
 
-	for ((try = 0; try < 200; try++)); do
-		pid=$(qp_owner "$1")
-		[[ -n $pid ]] && { echo "$pid"; return 0; }
+	until pid=$(qp_owner "$1") && [[ -n $pid ]]; do
+		[[ $SECONDS -lt $end ]] || return 1
 		sleep 0.3
 	done
-	return 1
+	echo "$pid"
 }
 
-# released HOST: every counted object of HOST's device is back to its
-# baseline and none is owned by a process (waits up to ~20s).
+# released HOST: HOST's device is back to its baseline of every counted
+# object (waits up to 30s: process exit tears down asynchronously).
 released() {
-	local h=$1 t try left
+	local h=$1 t end=$((SECONDS + 30)) now left
 
-	for ((try = 0; try < 60; try++)); do
+	while :; do
+		now=$(dp_res_summary "${DP_DEV[$h]}")
 		left=
 		for t in "${RES_TYPES[@]}"; do
-			if [[ $(dp_res_count "${DP_DEV[$h]}" "$t" user) -ne 0 ||
-				$(dp_res_count "${DP_DEV[$h]}" "$t") -ne ${BASE[$h.$t]} ]]; then
+			[[ $(dp_res_of "$now" "$t") == "$(dp_res_of "${BASE[$h]}" "$t")" ]] ||
 				left+=" $t"
-			fi
 		done
 		[[ -z $left ]] && return 0
+		[[ $SECONDS -lt $end ]] || break
 		sleep 0.3
 	done
-	echo "# ${DP_DEV[$h]}: still held:$left"
-	for t in "${RES_TYPES[@]}"; do
+	echo "# ${DP_DEV[$h]}: not back to baseline:$left"
+	echo "#   before: ${BASE[$h]}"
+	echo "#   now:    $now"
+	for t in qp cq mr pd cm_id; do
 		rdma resource show "$t" 2>/dev/null | grep -E "^(link|dev) ${DP_DEV[$h]}(/| )" | sed 's/^/#   /'
 	done
 	return 1
 }
 
-# kill_check NAME HOST PID [cm]: SIGKILL PID (if still alive), then expect
-# HOST's device released (and its rdma_cm IDs with "cm").
+# kill_check NAME HOST PID: SIGKILL PID (if still alive), then expect
+# HOST's device back to its baseline.
 kill_check() {
-	local name=$1 h=$2 pid=$3 cm=${4:-} rc=0 try
+	local name=$1 h=$2 pid=$3 rc=0
 
 	kill -KILL "$pid" 2>/dev/null
 	released "$h" || rc=1
-	if [[ -n $cm ]]; then
-		for ((try = 0; try < 60; try++)); do
-			[[ $(dp_res_count "${DP_DEV[$h]}" cm_id) -le ${BASE[$h.cm_id]} ]] && break
-			sleep 0.3
-		done
-		if [[ $(dp_res_count "${DP_DEV[$h]}" cm_id) -gt ${BASE[$h.cm_id]} ]]; then
-			echo "# cm_id left on ${DP_DEV[$h]}"
-			rdma resource show cm_id | sed 's/^/#   /'
-			rc=1
-		fi
-	fi
 	dp_report "$name" "$rc" "resources left on ${DP_DEV[$h]}"
 }
 
 # traffic_flowing DEV: the device's tx counter moves (up to 60s).
 traffic_flowing() {
-	local try t0
+	local end=$((SECONDS + 60)) t0
 
-	for ((try = 0; try < 60; try++)); do
+	while [[ $SECONDS -lt $end ]]; do
 		t0=$(tx_packets "$1")
 		sleep 1
 		[[ $(tx_packets "$1") -gt $t0 ]] && return 0
@@ -166,8 +157,8 @@ if run_pair "rping -s -a ${DP_ADDR[B]} -p $DP_PORT -C 1000000 -S 64" \
 	"rping -c -a ${DP_ADDR[B]} -I ${DP_ADDR[A]} -p $DP_PORT -C 1000000 -S 64" \
 	cm rping; then
 	dp_log "SIGKILL rping server (pid $SPID) with traffic in flight"
-	kill_check kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects B "$SPID" cm
-	kill_check rping_client_of_killed_server_frees_cm_ids_and_verbs_objects A "$CPID" cm
+	kill_check kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects B "$SPID"
+	kill_check rping_client_of_killed_server_frees_cm_ids_and_verbs_objects A "$CPID"
 else
 	dp_result fail kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects "no traffic"
 	dp_result fail rping_client_of_killed_server_frees_cm_ids_and_verbs_objects "no traffic"

@@ -15,8 +15,11 @@
  * local protection error.
  *
  * Environment: DP_DEV (default: a device created by the test itself on a
- * veth, type $DP_LINK_TYPE, default vrnic), DP_DEV2 for the pair variant,
- * DP_TIMEOUT_MS (completion timeout, default 60000).
+ * veth, type $DP_LINK_TYPE, default vrnic), DP_DEV2 for the pair variant
+ * (DP_DEV is the requester, DP_DEV2 the responder), DP_DEV_TYPE and
+ * DP_DEV2_TYPE (their types when they differ from DP_LINK_TYPE), DP_ONLY
+ * (run only the "loopback" or the "pair" variant), DP_TIMEOUT_MS
+ * (completion timeout, default 60000).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -342,24 +345,30 @@ FIXTURE(dp_security) {
 };
 
 FIXTURE_VARIANT(dp_security) {
+	const char *name;
 	bool pair;
 };
 
 FIXTURE_VARIANT_ADD(dp_security, loopback) {
+	.name = "loopback",
 	.pair = false,
 };
 
 FIXTURE_VARIANT_ADD(dp_security, pair) {
+	.name = "pair",
 	.pair = true,
 };
 
 FIXTURE_SETUP(dp_security)
 {
 	const char *dev = getenv("DP_DEV"), *dev2 = getenv("DP_DEV2");
+	const char *only = getenv("DP_ONLY");
 	size_t i;
 	int ret;
 
 	memset(self, 0, sizeof(*self));
+	if (only && strcmp(only, variant->name))
+		SKIP(return, "DP_ONLY=%s", only);
 	ASSERT_NE(NULL, dev) TH_LOG("DP_DEV not set and self-setup failed");
 	if (variant->pair && !dev2)
 		SKIP(return, "DP_DEV2 not set: no device pair");
@@ -524,17 +533,21 @@ static bool sec_has_atomics(FIXTURE_DATA(dp_security) *self)
 /*
  * Where rdma_rxe on 6.1 deviates from the IBA, its result is reported as a
  * SKIP naming the deviation; every other device still has to meet the
- * assertion that follows.
+ * assertion that follows.  The device types of the two sides are
+ * DP_DEV_TYPE and DP_DEV2_TYPE, both defaulting to DP_LINK_TYPE.
  */
-static bool sec_is_rxe(void)
+static bool sec_is_rxe(FIXTURE_DATA(dp_security) *self, struct dp_dev *d)
 {
-	const char *t = getenv("DP_LINK_TYPE");
+	const char *t = getenv(d == &self->db ? "DP_DEV2_TYPE" : "DP_DEV_TYPE");
 
+	if (!t)
+		t = getenv("DP_LINK_TYPE");
 	return t && !strcmp(t, "rxe");
 }
 
-#define KNOWN_RXE_ISSUE(cond, why) do { \
-	if (sec_is_rxe() && (cond)) \
+/* @d: the device whose behaviour is checked */
+#define KNOWN_RXE_ISSUE(d, cond, why) do { \
+	if (sec_is_rxe(self, d) && (cond)) \
 		SKIP(return, "known rdma_rxe issue: " why); \
 } while (0)
 
@@ -860,7 +873,7 @@ TEST_F(dp_security, send_with_bad_lkey_is_local_protection_error)
 	sge.lkey = self->lmr->lkey ^ 0x5a;
 	status = sec_post(_metadata, self, &wr);
 	/* rxe 6.1 reports an invalid lkey as a local QP operation error */
-	KNOWN_RXE_ISSUE(status == IBV_WC_LOC_QP_OP_ERR,
+	KNOWN_RXE_ISSUE(self->a, status == IBV_WC_LOC_QP_OP_ERR,
 			"bad lkey completes with LOC_QP_OP_ERR, not LOC_PROT_ERR");
 	ASSERT_EQ(IBV_WC_LOC_PROT_ERR, status);
 }
@@ -887,7 +900,7 @@ TEST_F(dp_security, write_with_bad_lkey_is_local_protection_error)
 	status = sec_post(_metadata, self, &wr);
 	ASSERT_UNTOUCHED();
 	/* rxe 6.1 reports an invalid lkey as a local QP operation error */
-	KNOWN_RXE_ISSUE(status == IBV_WC_LOC_QP_OP_ERR,
+	KNOWN_RXE_ISSUE(self->a, status == IBV_WC_LOC_QP_OP_ERR,
 			"bad lkey completes with LOC_QP_OP_ERR, not LOC_PROT_ERR");
 	ASSERT_EQ(IBV_WC_LOC_PROT_ERR, status);
 	ASSERT_UNTOUCHED();
@@ -955,7 +968,7 @@ static void sec_recv_bad(struct __test_metadata *_metadata,
 	ibv_dereg_mr(mr);
 	ASSERT_UNTOUCHED();
 	/* rxe 6.1 completes such a receive with a local QP operation error */
-	KNOWN_RXE_ISSUE(wc.status == IBV_WC_LOC_QP_OP_ERR &&
+	KNOWN_RXE_ISSUE(self->b, wc.status == IBV_WC_LOC_QP_OP_ERR &&
 			status == IBV_WC_REM_OP_ERR,
 			"receive into a buffer it may not write completes with LOC_QP_OP_ERR, not LOC_PROT_ERR");
 	ASSERT_EQ(IBV_WC_LOC_PROT_ERR, (int)wc.status)

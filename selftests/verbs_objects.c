@@ -167,8 +167,14 @@ FIXTURE_TEARDOWN(vdev)
 		ibv_dealloc_pd(self->pd);
 	if (self->ctx)
 		ibv_close_device(self->ctx);
-	vb_sh("rdma link delete %s 2>/dev/null", self->name);
-	vb_sh("ip link del %s 2>/dev/null", self->ifname);
+	/*
+	 * After a failed assertion the process may still map rings of
+	 * objects it did not destroy; the uverbs file, and so the device,
+	 * stays busy until it exits.  Remove the device in the background so
+	 * that the removal waiting for us cannot block us.
+	 */
+	vb_sh("(rdma link delete %s; ip link del %s) >/dev/null 2>&1 &",
+	      self->name, self->ifname);
 }
 
 /* ---- QP helpers ---- */
@@ -637,42 +643,59 @@ TEST_F(vdev, limit_max_qp)
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
+/*
+ * Kernel consumers of the device (the MAD layer's CQ, the DMA MR of its
+ * PD) count against the same limits, so only an upper bound on what a
+ * process gets is known: create until refused, then check the refusal.
+ */
 TEST_F(vdev, limit_max_cq_mr_srq)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
-	struct ibv_cq *cq[4];
-	struct ibv_mr *mr[4];
-	struct ibv_srq *srq[4];
+	struct ibv_cq *cq[8];
+	struct ibv_mr *mr[8];
+	struct ibv_srq *srq[8];
+	int ncq = 0, nmr = 0, nsrq = 0, i;
 	char buf[64];
-	int i;
 
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_CQ, 2));
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_MR, 2));
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_SRQ, 2));
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_CQ, 3));
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_MR, 3));
+	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_SRQ, 3));
 
-	for (i = 0; i < 2; i++) {
-		cq[i] = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
-		ASSERT_NE(NULL, cq[i]);
-		mr[i] = ibv_reg_mr(self->pd, buf, sizeof(buf), 0);
-		ASSERT_NE(NULL, mr[i]);
-		srq[i] = ibv_create_srq(self->pd, &sa);
-		ASSERT_NE(NULL, srq[i]);
+	errno = 0;
+	while (ncq < 8 &&
+	       (cq[ncq] = ibv_create_cq(self->ctx, 4, NULL, NULL, 0)))
+		ncq++;
+	EXPECT_EQ(ENOMEM, errno);
+	errno = 0;
+	while (nmr < 8 &&
+	       (mr[nmr] = ibv_reg_mr(self->pd, buf, sizeof(buf), 0)))
+		nmr++;
+	EXPECT_EQ(ENOMEM, errno);
+	errno = 0;
+	while (nsrq < 8 && (srq[nsrq] = ibv_create_srq(self->pd, &sa)))
+		nsrq++;
+	EXPECT_EQ(ENOMEM, errno);
+
+	EXPECT_LE(1, ncq);
+	EXPECT_GE(3, ncq);
+	EXPECT_LE(1, nmr);
+	EXPECT_GE(3, nmr);
+	EXPECT_EQ(3, nsrq);	/* no kernel consumer uses SRQs */
+
+	/* A freed object makes room for exactly one more. */
+	if (ncq) {
+		ASSERT_EQ(0, ibv_destroy_cq(cq[--ncq]));
+		cq[ncq] = ibv_create_cq(self->ctx, 4, NULL, NULL, 0);
+		ASSERT_NE(NULL, cq[ncq]);
+		ncq++;
 	}
-	errno = 0;
-	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, 4, NULL, NULL, 0));
-	EXPECT_EQ(ENOMEM, errno);
-	errno = 0;
-	EXPECT_EQ(NULL, ibv_reg_mr(self->pd, buf, sizeof(buf), 0));
-	EXPECT_EQ(ENOMEM, errno);
-	errno = 0;
-	EXPECT_EQ(NULL, ibv_create_srq(self->pd, &sa));
-	EXPECT_EQ(ENOMEM, errno);
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nsrq; i++)
 		EXPECT_EQ(0, ibv_destroy_srq(srq[i]));
+	for (i = 0; i < nmr; i++)
 		EXPECT_EQ(0, ibv_dereg_mr(mr[i]));
+	for (i = 0; i < ncq; i++)
 		EXPECT_EQ(0, ibv_destroy_cq(cq[i]));
-	}
 }
 
 /* ---- SRQ ---- */
