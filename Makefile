@@ -30,7 +30,7 @@ DEB_PKGS := build-essential make cmake g++ pkg-config kmod cpio xz-utils \
 	sparse fio nvme-cli iproute2 util-linux procps
 
 .PHONY: all kmod cpp selftests deps check demo bench lint dkms-install \
-	install clean ksrc
+	dkms-build dkms-stage install clean ksrc
 
 all: kmod cpp selftests
 
@@ -79,6 +79,7 @@ deps:
 
 check: deps
 	$(MAKE) all
+	$(MAKE) dkms-stage
 	selftests/check.sh
 
 demo: deps
@@ -100,18 +101,43 @@ lint: ksrc
 		exit 1; fi
 	clang-format --dry-run -Werror $$(git ls-files '*.cpp' '*.hpp' '*.cc' '*.h' | grep -E '^(libctl|ctl)/')
 
-DKMS_SRC := /usr/src/vrnic-$(VERSION)
+# DKMS_TREE/DKMS_SOURCES default to the system's trees; "make check" points
+# them into build/ to build the DKMS package on the host (quick) and only
+# install it inside the VM (selftests/dkms.sh).
+DKMS_SOURCES ?= /usr/src
+DKMS_TREE ?= /var/lib/dkms
+DKMS_OPTS = --dkmstree $(DKMS_TREE) --sourcetree $(DKMS_SOURCES)
+DKMS_SRC = $(DKMS_SOURCES)/vrnic-$(VERSION)
 
-dkms-install: deps
+dkms-build:
 	rm -rf $(DKMS_SRC)
-	mkdir -p $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi
+	mkdir -p $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi $(DKMS_TREE)
 	cp dkms.conf $(DKMS_SRC)/
 	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
 	cp uapi/*.h $(DKMS_SRC)/uapi/
-	dkms remove vrnic/$(VERSION) --all >/dev/null 2>&1 || true
-	dkms add vrnic/$(VERSION)
-	dkms build vrnic/$(VERSION) -k $(KVER)
-	dkms install vrnic/$(VERSION) -k $(KVER) --force
+	dkms remove vrnic/$(VERSION) --all $(DKMS_OPTS) >/dev/null 2>&1 || true
+	dkms add vrnic/$(VERSION) $(DKMS_OPTS)
+	dkms build vrnic/$(VERSION) -k $(KVER) $(DKMS_OPTS)
+
+dkms-install: deps dkms-build
+	dkms install vrnic/$(VERSION) -k $(KVER) --force $(DKMS_OPTS)
+
+# For selftests/dkms.sh: the real DKMS package, built and installed with
+# dkms into a staging root under build/dkms/ (a symlink copy of this
+# kernel's module tree, indexed with depmod), so the VM only has to copy
+# the result in.  The host's /lib/modules is not touched.
+DKMS_STAGE := $(BUILD)/dkms
+dkms-stage:
+	$(MAKE) dkms-build DKMS_SOURCES=$(DKMS_STAGE)/src DKMS_TREE=$(DKMS_STAGE)/tree
+	rm -rf $(DKMS_STAGE)/root
+	mkdir -p $(DKMS_STAGE)/root/lib/modules/$(KVER)
+	cp -as /lib/modules/$(KVER)/kernel $(DKMS_STAGE)/root/lib/modules/$(KVER)/
+	cp /lib/modules/$(KVER)/modules.order /lib/modules/$(KVER)/modules.builtin* \
+		$(DKMS_STAGE)/root/lib/modules/$(KVER)/
+	dkms install vrnic/$(VERSION) -k $(KVER) --force --no-depmod \
+		--dkmstree $(DKMS_STAGE)/tree --sourcetree $(DKMS_STAGE)/src \
+		--installtree $(DKMS_STAGE)/root/lib/modules
+	depmod -b $(DKMS_STAGE)/root $(KVER)
 
 install: cpp
 	cmake --install $(CMAKE_BUILD)

@@ -181,7 +181,7 @@ void register_link(CLI::App& app, Context& ctx) {
     CLI::App* add = obj->add_subcommand("add", "Create NAME over a netdev: add NAME netdev IFNAME "
                                                "[type vrnic|rxe]");
     add->add_option("NAME", add_args->name, "new RDMA device name")->required();
-    add->add_option("ARGS", add_args->rest, "netdev IFNAME [type TYPE]")->required();
+    add->add_option("ARGS", add_args->rest, "netdev IFNAME [type TYPE]");
     add->callback([&ctx, add_args] { link_add(ctx, *add_args); });
     CLI::App* del = obj->add_subcommand("del", "Delete a soft RDMA device");
     del->alias("delete");

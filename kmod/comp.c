@@ -268,6 +268,23 @@ static enum ib_wc_status vrnic_nak_status(u8 code)
 }
 
 /*
+ * Responses the requester expected before this packet never came (READ
+ * responses lost or reordered): go back to @comp_psn, once.  Further
+ * out-of-order responses of the same burst would only ask again for
+ * what is already being resent; the retransmit timer covers a lost
+ * re-request.
+ */
+static bool vrnic_comp_lost(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (xp->rewind_psn == xp->comp_psn)
+		return false;
+	vrnic_req_rewind(qp, xp->comp_psn);
+	return true;
+}
+
+/*
  * Handle one response.  Returns true when the requester should run
  * (window opened, or a retransmission was set up).
  */
@@ -285,6 +302,8 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	/* Responses to PSNs never sent, or already fully handled. */
 	if (vrnic_psn_cmp(psn, xp->max_psn) >= 0 ||
 	    vrnic_psn_cmp(psn, xp->comp_psn) < 0) {
+		vrnic_qp_dbg(qp, "stale response op %#x psn %#x (comp %#x max %#x)\n",
+			     pkt->opcode, psn, xp->comp_psn, xp->max_psn);
 		xp->sq_stats.drops++;
 		return false;
 	}
@@ -294,10 +313,8 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK) &&
 	    (syn & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_ACK) {
 		lost = vrnic_comp_ack_upto(qp, psn, &progress);
-		if (lost) {
-			vrnic_req_rewind(qp, xp->comp_psn);
-			return true;
-		}
+		if (lost)
+			return vrnic_comp_lost(qp);
 		vrnic_comp_advance(qp, vrnic_psn_add(psn, 1));
 		goto out;
 	}
@@ -307,10 +324,8 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				   &progress);
 	if (xp->sq_err)
 		return false;
-	if (lost && !(info->mask & (VRNIC_M_READ | VRNIC_M_ATOMIC))) {
-		vrnic_req_rewind(qp, xp->comp_psn);
-		return true;
-	}
+	if (lost && !(info->mask & (VRNIC_M_READ | VRNIC_M_ATOMIC)))
+		return vrnic_comp_lost(qp);
 
 	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK)) {
 		vrnic_comp_advance(qp, psn);
@@ -323,9 +338,13 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				xp->sq_stats.seq_naks++;
 				vrnic_counter_inc(vdev,
 						  VRNIC_CNT_SEQ_ERR_NAKS_RCVD);
+				/* A duplicated NAK must not restart the resend. */
+				if (xp->rewind_psn == psn)
+					return false;
 				vrnic_req_rewind(qp, psn);
 				return true;
 			}
+			vrnic_qp_dbg(qp, "NAK %#x psn %#x\n", syn, psn);
 			if ((syn & 0x1f) == VRNIC_NAK_REM_ACCESS)
 				xp->sq_stats.access_errors++;
 			vrnic_comp_fail_head(qp, vrnic_nak_status(syn & 0x1f));
@@ -344,11 +363,8 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0 ||
 	    vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0)
 		goto bad;
-	if (psn != xp->comp_psn) {
-		/* Responses before this one were lost: ask again. */
-		vrnic_req_rewind(qp, xp->comp_psn);
-		return true;
-	}
+	if (psn != xp->comp_psn)
+		return vrnic_comp_lost(qp);	/* earlier responses lost */
 	if (info->mask & VRNIC_M_READ) {
 		if (wqe->opcode != IB_WR_RDMA_READ ||
 		    !vrnic_comp_read_resp(qp, skb, wqe))
@@ -368,6 +384,7 @@ out:
 	}
 	return true;
 bad:
+	vrnic_qp_dbg(qp, "bad response op %#x psn %#x\n", pkt->opcode, psn);
 	xp->sq_stats.drops++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_DROP_MALFORMED);
 	return false;
@@ -394,6 +411,11 @@ void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 	spin_unlock_bh(&xp->sq_lock);
 	consume_skb(skb);
-	if (kick)
+	/*
+	 * A doorbell that found @sq_lock taken by us left its bit for us to
+	 * honour (see vrnic_req_run()).
+	 */
+	smp_mb();
+	if (kick || test_bit(0, &xp->kick))
 		vrnic_req_kick(qp);
 }

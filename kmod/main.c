@@ -515,9 +515,12 @@ static int __init vrnic_init(void)
 	int err;
 
 	vrnic_counters_init();
-	err = vrnic_net_init();
+	err = vrnic_wire_init();
 	if (err)
 		return err;
+	err = vrnic_net_init();
+	if (err)
+		goto err_wire;
 	err = vrnic_genl_init();
 	if (err)
 		goto err_net;
@@ -531,6 +534,8 @@ err_genl:
 	vrnic_genl_exit();
 err_net:
 	vrnic_net_exit();
+err_wire:
+	vrnic_wire_exit();
 	return err;
 }
 
@@ -542,6 +547,7 @@ static void __exit vrnic_exit(void)
 	vrnic_unregister_devices(NULL);
 	vrnic_genl_exit();
 	vrnic_net_exit();
+	vrnic_wire_exit();
 }
 
 module_init(vrnic_init);

@@ -701,9 +701,12 @@ int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EINVAL;
 	}
 	err = vrnic_rq_post(&qp->rq, wr, bad_wr);
-	/* IBA 10.8.3: receives posted in Error complete as flushed. */
+	/*
+	 * IBA 10.8.3: receives posted in Error complete as flushed (this is
+	 * how ib_drain_rq() finishes); the responder work flushes the RQ.
+	 */
 	if (state == IB_QPS_ERR)
-		vrnic_req_kick(qp);
+		queue_work(vrnic_wq, &qp->xport.resp_work);
 	return err;
 }
 

@@ -515,8 +515,8 @@ static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 		spin_unlock_bh(&xp->sq_lock);
 		if (more)
 			return true;
-		/* Pairs with the barrier in vrnic_req_kick(). */
-		smp_mb__after_atomic();
+		/* Unlock before test: pairs with the barrier in kick. */
+		smp_mb();
 		if (!test_bit(0, &xp->kick))
 			return false;
 	}
@@ -577,8 +577,13 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 		    vrnic_psn_cmp(psn, wqe->xport.last_psn) <= 0)
 			break;
 	}
-	if (idx == xp->init_idx)
+	if (idx == xp->init_idx) {
+		vrnic_qp_dbg(qp, "rewind to %#x: nothing to resend\n", psn);
 		return;		/* nothing sent after @psn */
+	}
+	vrnic_qp_dbg(qp, "rewind to %#x: slot %u psn %#x-%#x state %u\n",
+		     psn, idx, wqe->xport.first_psn, wqe->xport.last_psn,
+		     wqe->xport.state);
 
 	if (vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0)
 		psn = wqe->xport.first_psn;
@@ -590,6 +595,7 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	}
 	xp->send_idx = idx;
 	xp->req_psn = psn;
+	xp->rewind_psn = psn;
 	xp->noack_pkts = 0;
 	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
@@ -616,6 +622,8 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 		goto out;
 	xp->sq_stats.timeouts++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_TIMEOUTS);
+	vrnic_qp_dbg(qp, "timeout: comp_psn %#x req_psn %#x max_psn %#x retry %u\n",
+		     xp->comp_psn, xp->req_psn, xp->max_psn, xp->retry_left);
 	if (qp->attr.timeout && !xp->retry_left) {
 		vrnic_counter_inc(vdev, VRNIC_CNT_RETRY_EXCEEDED);
 		vrnic_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
@@ -627,7 +635,8 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	set_bit(0, &xp->kick);
 out:
 	spin_unlock_bh(&xp->sq_lock);
-	if (test_bit(0, &xp->kick))
+	smp_mb();	/* see vrnic_req_run() */
+	if (test_bit(0, &xp->kick) && !xp->dying)
 		queue_work(vrnic_wq, &xp->req_work);
 }
 
@@ -754,12 +763,17 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->req_psn = qp->attr.sq_psn & VRNIC_PSN_MASK;
 		xp->comp_psn = xp->req_psn;
 		xp->max_psn = xp->req_psn;
+		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
 	}
 	if (mask & IB_QP_RETRY_CNT)
 		xp->retry_left = qp->attr.retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
 		xp->rnr_left = qp->attr.rnr_retry;
 	spin_unlock_bh(&xp->sq_lock);
+	/* A doorbell may have found the lock taken by us. */
+	smp_mb();
+	if (test_bit(0, &xp->kick))
+		queue_work(vrnic_wq, &xp->req_work);
 
 	if (mask & IB_QP_RQ_PSN) {
 		spin_lock_bh(&xp->rq_lock);

@@ -547,6 +547,8 @@ static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
 		/* IBA 9.7.5.1.1: one sequence NAK per gap. */
 		vrnic_counter_inc(vdev, VRNIC_CNT_OUT_OF_SEQ_REQUESTS);
 		if (!xp->nak_sent) {
+			vrnic_qp_dbg(qp, "psn %#x, expected %#x: seq NAK\n",
+				     pkt->psn, xp->epsn);
 			xp->nak_sent = true;
 			xp->rq_stats.seq_naks++;
 			vrnic_counter_inc(vdev, VRNIC_CNT_SEQ_ERR_NAKS_SENT);
@@ -598,6 +600,9 @@ static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
 		return;
 	}
 nak:
+	if (res != RESP_OK)
+		vrnic_qp_dbg(qp, "request op %#x psn %#x: %d\n", pkt->opcode,
+			     pkt->psn, res);
 	switch (res) {
 	case RESP_OK:
 		return;

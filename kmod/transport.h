@@ -115,6 +115,7 @@ struct vrnic_qp_xport {
 	u32 req_psn;			/* next request PSN */
 	u32 comp_psn;			/* oldest PSN not acknowledged */
 	u32 max_psn;			/* one past the highest PSN sent */
+	u32 rewind_psn;			/* PSN of the last go-back-N */
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
 	u8 retry_left;
@@ -131,7 +132,7 @@ struct vrnic_qp_xport {
 	u32 epsn;			/* expected request PSN */
 	u32 msn;			/* message sequence number */
 	bool in_msg;			/* inside a multi-packet message */
-	u8 cur_kind;			/* VRNIC_M_SEND or VRNIC_M_WRITE >> 10 */
+	u32 cur_kind;			/* VRNIC_M_SEND, _WRITE, ... */
 	bool nak_sent;			/* sequence NAK outstanding */
 	bool resp_busy;			/* work owns the responder */
 	u32 wr_rkey;			/* WRITE in progress: rkey */
@@ -172,6 +173,15 @@ static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
 	BUILD_BUG_ON(sizeof(struct vrnic_pkt) > sizeof(skb->cb));
 	return (struct vrnic_pkt *)skb->cb;
 }
+
+/* Per-QP debug output (dynamic debug: "module vrnic +p"). */
+#define vrnic_qp_dbg(qp, fmt, ...)					\
+	do {								\
+		struct vrnic_qp *__qp = (qp);				\
+									\
+		ibdev_dbg(__qp->ibqp.device, "qp %u: " fmt,		\
+			  __qp->ibqp.qp_num, ##__VA_ARGS__);		\
+	} while (0)
 
 /* Hooks called by the verbs layer (qp.c), see verbs.h. */
 int vrnic_xport_init(struct vrnic_qp *qp);

@@ -37,8 +37,9 @@
  *   own context once it has stopped using the queues, calls
  *   vrnic_sq_flush() and vrnic_rq_flush(), which complete every
  *   outstanding WQE with IB_WC_WR_FLUSH_ERR; it does so again whenever
- *   it is kicked while the QP is in ERR (user space may keep posting;
- *   kernel post_recv in ERR kicks too).  For a QP on an SRQ, verbs
+ *   it is kicked while the QP is in ERR (user space may keep posting).
+ *   Kernel post_recv in ERR queues the wire's resp_work, which flushes
+ *   the RQ (ib_drain_rq() depends on it).  For a QP on an SRQ, verbs
  *   reports IB_EVENT_QP_LAST_WQE_REACHED when modify_qp enters ERR.
  */
 #ifndef VRNIC_VERBS_H

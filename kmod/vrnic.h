@@ -116,8 +116,8 @@ struct vrnic_dev {
 
 	/*
 	 * Object tables, owned by the verbs layer (verbs.h); lookups under
-	 * RCU take a reference on the object.  Index: QPN, MR key >> 8,
-	 * user AH number, SRQ number.
+	 * the xarray lock take a reference on the object.  Index: QPN,
+	 * MR key >> 8, user AH number, SRQ number.
 	 */
 	struct xarray qp_xa;
 	struct xarray mr_xa;

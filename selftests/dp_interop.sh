@@ -13,15 +13,18 @@
 # PSN/ACK handling or the ICRC makes these fail: rxe drops packets with a
 # bad ICRC.
 #
+# dp_random and dp_security (build/selftests) then run over the same pair,
+# once with rxe as the requester and once with the device under test.
+#
 # With DP_LINK_TYPE=rxe both ends are rxe (validates the script itself).
 #
 # Usage: dp_interop.sh [FILTER]
 
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=selftests/dp_lib.sh
+# shellcheck source=dp_lib.sh
 . "$DP_DIR/dp_lib.sh"
 
-DP_FILTER=${1:-}
+export DP_FILTER=${1:-}
 
 dp_require ibv_rc_pingpong ibv_ud_pingpong rping ib_write_bw ss
 trap dp_cleanup EXIT
@@ -50,5 +53,28 @@ interop() {
 dp_spawn dut_to_rxe 19600 interop "dut_client_rxe_server" A B
 interop "rxe_client_dut_server" B A
 dp_join dut_to_rxe
+
+# Random data (SEND, WRITE, WRITE_IMM, READ; sizes around the MTU; 1..N
+# SGEs) and the remote access checks, with each side as the requester.
+# rxe's own deviations are reported by dp_security as SKIPs.
+# c_test NAME BINARY REQ RESP ONLY
+c_test() {
+	local name=$1 bin=$2 req=$3 resp=$4 only=$5
+
+	dp_want "$name" || return 0
+	if [[ ! -x $bin ]]; then
+		dp_result skip "$name" "$bin not built"
+		return 0
+	fi
+	DP_TIMEOUT=300 dp_one "$name" "$req" \
+		"DP_DEV=${DP_DEV[$req]} DP_DEV_TYPE=${DP_TYPE[$req]} DP_DEV2=${DP_DEV[$resp]} DP_DEV2_TYPE=${DP_TYPE[$resp]} DP_ONLY=$only DP_MTUS=1024,4096 DP_BIG=500000 $bin"
+}
+
+DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
+DP_SECURITY=${DP_SECURITY:-$DP_REPO/build/selftests/dp_security}
+c_test rxe_requester_dut_responder.dp_random "$DP_RANDOM" A B pair_ipv4
+c_test dut_requester_rxe_responder.dp_random "$DP_RANDOM" B A pair_ipv4
+c_test rxe_requester_dut_responder.dp_security "$DP_SECURITY" A B pair
+c_test dut_requester_rxe_responder.dp_security "$DP_SECURITY" B A pair
 
 dp_end

@@ -25,6 +25,7 @@ DP_TIMEOUT=${DP_TIMEOUT:-90}
 DP_ID=${DP_ID:-$(($$ % 1000))}
 DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the scripts sourcing this file
 DP_REPO=$(cd "$DP_DIR/.." && pwd)
 
 DP_ADDR_A=10.77.0.1
@@ -366,7 +367,7 @@ dp_next_port() {
 #   exit 0 within $DP_TIMEOUT.  Reports NAME.
 dp_pair() {
 	local name=$1 wait=$2 sh=$3 scmd=$4 ch=$5 ccmd=$6
-	local log=$DP_LOG/${name//\//_} spid src=0 crc=0 why= t0=$SECONDS
+	local log=$DP_LOG/${name//\//_} spid src=0 crc=0 why='' t0=$SECONDS
 
 	dp_in "$sh" timeout -k 5 "$DP_TIMEOUT" bash -c "$scmd" >"$log.server" 2>&1 &
 	spid=$!
@@ -410,7 +411,7 @@ DP_ITERS=${DP_ITERS:-50}	# pingpong exchanges
 DP_PITERS=${DP_PITERS:-100}	# perftest iterations
 
 # Is test $1 selected by $DP_FILTER (a substring)?
-want() {
+dp_want() {
 	[[ -z ${DP_FILTER:-} || $1 == *"$DP_FILTER"* ]]
 }
 
@@ -418,7 +419,7 @@ want() {
 pingpong() {
 	local name=$1 prog=$2 extra=$3 s=$4 c=$5
 
-	want "$name" || return 0
+	dp_want "$name" || return 0
 	dp_pair "$name" tcp "$s" \
 		"$prog -d ${DP_DEV[$s]} -g ${DP_GIDX[$s]} -p $DP_PORT $extra" \
 		"$c" \
@@ -429,7 +430,7 @@ pingpong() {
 perf() {
 	local name=$1 prog=$2 extra=$3 s=$4 c=$5
 
-	want "$name" || return 0
+	dp_want "$name" || return 0
 	dp_pair "$name" tcp "$s" \
 		"$prog -d ${DP_DEV[$s]} -x ${DP_GIDX[$s]} -p $DP_PORT -F $extra" \
 		"$c" \
@@ -439,7 +440,7 @@ perf() {
 rping_pair() {
 	local name=$1 s=$2 c=$3
 
-	want "$name" || return 0
+	dp_want "$name" || return 0
 	dp_pair "$name" cm "$s" \
 		"rping -s -v -V -a ${DP_ADDR[$s]} -p $DP_PORT -C 20 -S 200" \
 		"$c" \
@@ -449,7 +450,7 @@ rping_pair() {
 udaddy_pair() {
 	local name=$1 s=$2 c=$3 port=$DP_PORT
 
-	want "$name" || return 0
+	dp_want "$name" || return 0
 	# udaddy always uses port 7174
 	DP_PORT=7174
 	dp_pair "$name" cm "$s" "udaddy -b ${DP_ADDR[$s]} -C 10" \
@@ -460,7 +461,7 @@ udaddy_pair() {
 cmsample_pair() {
 	local name=$1 s=$2 c=$3
 
-	want "$name" || return 0
+	dp_want "$name" || return 0
 	dp_pair "$name" cm "$s" "rdma_server -s ${DP_ADDR[$s]} -p $DP_PORT" \
 		"$c" "rdma_client -s ${DP_ADDR[$s]} -p $DP_PORT"
 }

@@ -13,7 +13,7 @@
 # holds a reference.  (The VM runner scans dmesg for warnings afterwards.)
 
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=selftests/dp_lib.sh
+# shellcheck source=dp_lib.sh
 . "$DP_DIR/dp_lib.sh"
 
 dp_require ib_write_bw rping ss
@@ -138,8 +138,8 @@ end_pair() {
 
 # --- ib_write_bw: SIGKILL the client mid-transfer ---
 t0=$SECONDS
-if run_pair "ib_write_bw -d ${DP_DEV[B]} -x ${DP_GIDX[B]} -p $DP_PORT -F -D 60" \
-	"ib_write_bw -d ${DP_DEV[A]} -x ${DP_GIDX[A]} -p $DP_PORT -F -D 60 ${DP_ADDR[B]}" \
+if run_pair "ib_write_bw -d ${DP_DEV[B]} -x ${DP_GIDX[B]} -p $DP_PORT -F -s 4096 -n 10000000" \
+	"ib_write_bw -d ${DP_DEV[A]} -x ${DP_GIDX[A]} -p $DP_PORT -F -s 4096 -n 10000000 ${DP_ADDR[B]}" \
 	tcp write_bw; then
 	dp_log "SIGKILL ib_write_bw client (pid $CPID) with traffic in flight"
 	kill_check kill_write_bw_client_mid_transfer_frees_qp_cq_mr_pd A "$CPID"

@@ -16,7 +16,7 @@
 # build/selftests/dp_random), DP_NETEM (the netem arguments).
 
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=selftests/dp_lib.sh
+# shellcheck source=dp_lib.sh
 . "$DP_DIR/dp_lib.sh"
 
 DP_NETEM=${DP_NETEM:-loss 2% reorder 5% duplicate 1% delay 1ms}

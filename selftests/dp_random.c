@@ -315,13 +315,15 @@ static int dp_own_setup(void)
 	snprintf(dp_own_veth, sizeof(dp_own_veth), "dpr%da", id);
 	snprintf(dp_own_dev, sizeof(dp_own_dev), "dprnd%d", id);
 	atexit(dp_own_teardown);
-	if (dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000 &&"
-		  " ip link set dpr%db up && ip link set %s up &&"
-		  " ip addr add 10.79.%d.%d/24 dev %s &&"
-		  " ip -6 addr add fd79::%x/64 nodad dev %s &&"
-		  " rdma link add %s type %s netdev %s",
-		  dp_own_veth, id, id, dp_own_veth, id / 256, id % 256 ?: 1,
-		  dp_own_veth, id + 1, dp_own_veth, dp_own_dev, type,
+	if (dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000",
+		  dp_own_veth, id) ||
+	    dp_sh("ip link set dpr%db up && ip link set %s up", id,
+		  dp_own_veth) ||
+	    dp_sh("ip addr add 10.79.%d.%d/24 dev %s", id / 256,
+		  id % 256 ?: 1, dp_own_veth) ||
+	    dp_sh("ip -6 addr add fd79::%x/64 nodad dev %s", id + 1,
+		  dp_own_veth) ||
+	    dp_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
 		  dp_own_veth)) {
 		dp_own_dev[0] = 0;
 		return -1;

@@ -434,6 +434,59 @@ TEST_F(vdev, cq_resize_keeps_completions)
 	ibv_destroy_comp_channel(ch);
 }
 
+/*
+ * More completions than a CQ holds: the CQ reports IB_EVENT_CQ_ERR, and a
+ * resize below the number of completions it holds is refused.
+ */
+TEST_F(vdev, cq_overflow_reports_cq_err)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_async_event ev;
+	struct ibv_cq *cq, *scq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct pollfd pfd;
+	char buf[64];
+	int i, n;
+
+	cq = ibv_create_cq(self->ctx, 2, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	scq = ibv_create_cq(self->ctx, 2, NULL, NULL, 0);
+	ASSERT_NE(NULL, scq);
+	ia.send_cq = scq;
+	ia.recv_cq = cq;
+	qp = ibv_create_qp(self->pd, &ia);
+	ASSERT_NE(NULL, qp);
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, vb_to_init(qp));
+	n = cq->cqe + 2;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, vb_post_recv(qp, NULL, mr, i));
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE));
+
+	pfd.fd = self->ctx->async_fd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, VB_TIMEOUT_MS)) TH_LOG("no async event");
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	EXPECT_EQ(IBV_EVENT_CQ_ERR, (int)ev.event_type);
+	EXPECT_EQ(cq, ev.element.cq);
+	ibv_ack_async_event(&ev);
+
+	/* The CQ is full: it cannot shrink below what it holds. */
+	EXPECT_NE(0, ibv_resize_cq(cq, 1));
+
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_destroy_cq(scq);
+}
+
 /* ---- QP ---- */
 
 TEST_F(vdev, qp_state_machine_rc)

@@ -62,7 +62,7 @@ TEST(Cli, UnknownCommand) {
 TEST(Cli, MissingArguments) {
     expect_usage({"limits", "set"}, "DEV");
     expect_usage({"limits", "set", "vrnic0"}, "PAIRS");
-    expect_usage({"link", "add", "x"}, "ARGS");
+    expect_usage({"link", "add", "x"}, "missing \"netdev IFNAME\"");
     expect_usage({"link", "del"}, "NAME");
     expect_usage({"gid", "add", "vrnic0"}, "ADDR");
     expect_usage({"apply"}, "--file");

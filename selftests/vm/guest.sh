@@ -134,8 +134,13 @@ list_tests() {
 			done
 			[[ $keep -eq 1 ]] || continue
 		fi
-		printf '%s\t%s\n' "$base" "$f"
-	done
+		printf '%s\t%s\t%s\n' "$base" "$f" "$(test_timeout "$f")"
+	done |
+		# smoke.sh first (the canary), then the quick files before the
+		# slow ones, so that a guest timeout costs as few results as
+		# possible.
+		awk -F'\t' -v OFS='\t' '{ print ($1 == "smoke.sh" ? 0 : 1), $3, $0 }' |
+		sort -t$'\t' -k1,1n -k2,2n -k3,3 | cut -f3,4
 }
 
 mode_check() {
