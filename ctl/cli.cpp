@@ -102,7 +102,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     app.require_subcommand(1, 1);
     app.fallthrough();
     app.add_flag("-j,--json", ctx.json_out, "Output JSON");
-    app.add_flag("-p,--pretty", ctx.pretty, "Pretty-print JSON (implies nothing without -j)");
+    app.add_flag("-p,--pretty", ctx.pretty, "Pretty-print JSON output (with -j)");
     app.set_version_flag("-V,--version",
                          std::string("rdmactl " RDMACTL_VERSION " (vrnic netlink API ") +
                              std::to_string(VRNIC_GENL_VERSION) + ")");

@@ -360,11 +360,11 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		goto bad;
 	wqe = vrnic_sq_get(qp, vrnic_sq_cons(qp));
 	if (wqe->xport.state == VRNIC_WQE_DONE ||
-	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0 ||
-	    vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0)
+	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0)
 		goto bad;
+	/* Earlier responses (maybe of this very WQE) were lost. */
 	if (psn != xp->comp_psn)
-		return vrnic_comp_lost(qp);	/* earlier responses lost */
+		return vrnic_comp_lost(qp);
 	if (info->mask & VRNIC_M_READ) {
 		if (wqe->opcode != IB_WR_RDMA_READ ||
 		    !vrnic_comp_read_resp(qp, skb, wqe))

@@ -162,7 +162,8 @@ static int vrnic_query_device(struct ib_device *ibdev,
 	attr->max_cq = READ_ONCE(lim->max_cq);
 	attr->max_cqe = READ_ONCE(lim->max_cqe);
 	attr->max_mr = READ_ONCE(lim->max_mr);
-	attr->max_mw = READ_ONCE(lim->max_mr);
+	/* Memory windows are not implemented (ibv_alloc_mw: EOPNOTSUPP). */
+	attr->max_mw = 0;
 	attr->max_pd = READ_ONCE(lim->max_pd);
 	attr->max_qp_rd_atom = READ_ONCE(lim->max_qp_rd_atom);
 	attr->max_qp_init_rd_atom = READ_ONCE(lim->max_qp_rd_atom);

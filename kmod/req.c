@@ -328,9 +328,10 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		u32 qkey = wqe->wr.ud.remote_qkey;
 
 		/* IBA 10.2.5: a WR Q_Key with the top bit set means "use
-		 * the QP's Q_Key".
+		 * the QP's Q_Key".  ib_mad relies on it for QP1
+		 * (IB_QP_SET_QKEY), whose Q_Key is the well-known 0x80010000.
 		 */
-		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+		if (qkey & 0x80000000)
 			qkey = qp->attr.qkey;
 		deth_set((void *)(hdr + info->off_deth), qkey,
 			 qp->ibqp.qp_num);

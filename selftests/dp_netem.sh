@@ -46,17 +46,22 @@ done
 dp_log "netem on both veth ends: $DP_NETEM"
 before=$(retx)
 
+random_lossy() {
+	if [[ -x $DP_RANDOM ]]; then
+		# the pair variant over the lossy veth, A -> B
+		DP_TIMEOUT=300 dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,4096 DP_BIG=${DP_BIG:-200000} $DP_RANDOM"
+	else
+		dp_result skip dp_random_lossy "$DP_RANDOM not built"
+	fi
+}
+
+# Side by side: retransmission timers leave the CPUs idle.
 dp_spawn rc 19600 pingpong rc_pingpong_lossy ibv_rc_pingpong "-c -n 200" B A
+dp_spawn random 20600 random_lossy
 perf ib_write_bw_lossy ib_write_bw "-n 50" B A
 perf ib_read_bw_lossy ib_read_bw "-n 50" A B
 dp_join rc
-
-if [[ -x $DP_RANDOM ]]; then
-	# the pair variant over the lossy veth, A -> B
-	DP_TIMEOUT=300 dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,1024,4096 DP_BIG=${DP_BIG:-200000} $DP_RANDOM"
-else
-	dp_result skip dp_random_lossy "$DP_RANDOM not built"
-fi
+dp_join random
 
 after=$(retx)
 dp_log "retransmissions ($(dp_retx_counters "${DP_TYPE[A]}")): $before -> $after"
