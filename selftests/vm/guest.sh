@@ -126,6 +126,13 @@ list_tests() {
 		case $base in
 		check.sh | demo.sh | bench.sh) continue ;;
 		esac
+		# Files listed in selftests/known-failures are left out of a
+		# full run (check.sh reports them as skipped, with the reason);
+		# naming them runs them.
+		if [[ $# -eq 0 ]] && grep -q "^$base[[:space:]]" \
+			"$VRNIC_REPO/selftests/known-failures" 2>/dev/null; then
+			continue
+		fi
 		if [[ $# -gt 0 ]]; then
 			keep=0
 			for pat in "$@"; do
