@@ -296,7 +296,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
 	struct vrnic_send_wqe *wqe;
 	bool progress = false, lost;
-	u32 psn = pkt->psn;
+	u32 psn = pkt->psn, old_comp = xp->comp_psn;
 	u8 syn = 0;
 
 	/* Responses to PSNs never sent, or already fully handled. */
@@ -374,6 +374,9 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 	progress = true;
 out:
+	/* Any newly acknowledged PSN is progress, even mid-message. */
+	if (xp->comp_psn != old_comp)
+		progress = true;
 	if (progress) {
 		xp->retry_left = qp->attr.retry_cnt;
 		xp->rnr_left = qp->attr.rnr_retry;

@@ -15,13 +15,14 @@
 #include "vrnic.h"
 #include "verbs.h"
 #include "opcode.h"
+#include "config.h"
 
 /* Packets one run sends before letting softirqs (and the peer) in. */
 #define VRNIC_REQ_BUDGET	32
 /* Runs one work item makes before it requeues itself. */
 #define VRNIC_REQ_WORK_RUNS	16
 /* Unacknowledged PSNs allowed in flight. */
-#define VRNIC_MAX_INFLIGHT	512
+#define VRNIC_MAX_INFLIGHT	256
 /* Ask for an ACK at least every this many packets. */
 #define VRNIC_ACKREQ_EVERY	32
 
@@ -331,7 +332,9 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		 * the QP's Q_Key".  ib_mad relies on it for QP1
 		 * (IB_QP_SET_QKEY), whose Q_Key is the well-known 0x80010000.
 		 */
-		if (qkey & 0x80000000)
+		if (qp->ibqp.qp_type == IB_QPT_GSI)
+			qkey = VRNIC_GSI_QKEY;
+		else if (qkey & 0x80000000)
 			qkey = qp->attr.qkey;
 		deth_set((void *)(hdr + info->off_deth), qkey,
 			 qp->ibqp.qp_num);
@@ -842,6 +845,61 @@ void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out)
 
 	for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
 		o[i] = READ_ONCE(a[i]) + READ_ONCE(b[i]);
+}
+
+/**
+ * vrnic_qp_counters_next - per-QP counters for the netlink API
+ * @vdev: the device
+ * @qpn: in: lowest QP number wanted; out: the QP found
+ * @cnt: that QP's counters
+ *
+ * Overrides the __weak default in netlink.c (see config.h).
+ * Return: 0, or -ENOENT when no QP has a number >= *@qpn.
+ */
+int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
+			   struct vrnic_qp_counters *cnt)
+{
+	unsigned long index = *qpn, flags;
+	const struct vrnic_qp_stats *sq, *rq;
+	struct vrnic_qp *qp;
+	u64 *v = cnt->val;
+
+	for (;;) {
+		xa_lock_irqsave(&vdev->qp_xa, flags);
+		qp = xa_find(&vdev->qp_xa, &index, U32_MAX, XA_PRESENT);
+		if (qp && !refcount_inc_not_zero(&qp->ref))
+			qp = ERR_PTR(-EAGAIN);	/* being destroyed: skip */
+		xa_unlock_irqrestore(&vdev->qp_xa, flags);
+		if (!qp)
+			return -ENOENT;
+		if (!IS_ERR(qp))
+			break;
+		if (index == U32_MAX)
+			return -ENOENT;
+		index++;
+	}
+
+	sq = &qp->xport.sq_stats;
+	rq = &qp->xport.rq_stats;
+	memset(cnt, 0, sizeof(*cnt));
+	v[VRNIC_QP_CNT_TX_PACKETS] = READ_ONCE(sq->tx_packets) +
+				     READ_ONCE(rq->tx_packets);
+	v[VRNIC_QP_CNT_TX_BYTES] = READ_ONCE(sq->tx_bytes) +
+				   READ_ONCE(rq->tx_bytes);
+	v[VRNIC_QP_CNT_RX_PACKETS] = READ_ONCE(sq->rx_packets) +
+				     READ_ONCE(rq->rx_packets);
+	v[VRNIC_QP_CNT_RX_BYTES] = READ_ONCE(sq->rx_bytes) +
+				   READ_ONCE(rq->rx_bytes);
+	v[VRNIC_QP_CNT_RETRANSMITS] = READ_ONCE(sq->retransmits);
+	v[VRNIC_QP_CNT_TIMEOUTS] = READ_ONCE(sq->timeouts);
+	/* The responder sends NAKs, the completer receives them. */
+	v[VRNIC_QP_CNT_SEQ_NAKS_SENT] = READ_ONCE(rq->seq_naks);
+	v[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = READ_ONCE(sq->seq_naks);
+	v[VRNIC_QP_CNT_RNR_NAKS_SENT] = READ_ONCE(rq->rnr_naks);
+	v[VRNIC_QP_CNT_RNR_NAKS_RCVD] = READ_ONCE(sq->rnr_naks);
+	*qpn = index;
+	vrnic_qp_put(qp);
+	return 0;
 }
 
 int __init vrnic_wire_init(void)

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdmactl_stats: counters move after traffic.  Two vrnic devices on a veth
+# pair in two namespaces exchange RC traffic with ibv_rc_pingpong; the port
+# counters (rdmactl stats show, and the same names in iproute2's
+# "rdma statistic") and the per-QP counters must have moved by at least
+# the traffic sent.
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+ktap_header
+ktap_require_vm
+ktap_require_cmd ip rdma rdmactl ibv_rc_pingpong
+
+ITERS=50
+SIZE=4096
+
+# counter NAME: value of a port counter of vrnic0 from rdmactl's JSON.
+counter() {
+	in_a rdmactl -j stats show vrnic0 |
+		grep -Eo "\"$1\": *[0-9]+" | head -n1 | grep -Eo '[0-9]+$'
+}
+
+veth_setup || ktap_bail "cannot build the two hosts"
+run_stage "vrnic0 in ns_a, vrnic1 in ns_b" sh -c \
+	"ip netns exec $NS_A rdma link add vrnic0 type vrnic netdev $IF_A &&
+	 ip netns exec $NS_B rdma link add vrnic1 type vrnic netdev $IF_B" ||
+	ktap_bail "no devices"
+defer in_a rdma link delete vrnic0
+defer in_b rdma link delete vrnic1
+
+expect_output "port counters before traffic are zero" '^0$' counter tx_packets
+
+in_b timeout 120 ibv_rc_pingpong -d vrnic1 -g 1 -s $SIZE -n $ITERS >/dev/null 2>&1 &
+srv=$!
+sleep 1
+run_stage "ibv_rc_pingpong: $ITERS round trips of $SIZE bytes" \
+	in_a timeout 120 ibv_rc_pingpong -d vrnic0 -g 1 -s $SIZE -n $ITERS "$IP_B"
+wait "$srv"
+
+tx=$(counter tx_packets)
+rx=$(counter rx_packets)
+txb=$(counter tx_bytes)
+run_stage "tx_packets moved (>= $ITERS): $tx" test "${tx:-0}" -ge $ITERS
+run_stage "rx_packets moved (>= $ITERS): $rx" test "${rx:-0}" -ge $ITERS
+run_stage "tx_bytes >= payload sent ($((ITERS * SIZE))): $txb" \
+	test "${txb:-0}" -ge $((ITERS * SIZE))
+expect_output "iproute2 rdma statistic shows the same counter names" \
+	'tx_packets [1-9]' in_a rdma statistic show link vrnic0/1
+expect_output "per-QP counters listed (stats show qp)" '[0-9]' \
+	in_a rdmactl -j stats show vrnic0 qp
+ktap_finish
