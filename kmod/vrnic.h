@@ -97,7 +97,7 @@ struct vrnic_dev {
 	struct vrnic_udp *udp;
 	struct list_head list;
 
-	struct mutex cfg_mutex;
+	struct mutex cfg_mutex;	/* serialises writers of limits and cfg */
 	struct vrnic_limits limits;
 	struct vrnic_config __rcu *cfg;
 

@@ -141,6 +141,28 @@ else
 	ktap_skip "vrnic beside rdma_rxe" "rdma_rxe not available"
 fi
 
+# Like a hardware RNIC in sysfs: on a netdev with a parent device (the VM's
+# virtio-net PCI NIC) the ib_device has that parent, so tools that go from
+# /sys/class/infiniband/X/device/net/ to the netdev find it.
+modprobe virtio_net 2>/dev/null
+nic=
+for n in /sys/class/net/*; do
+	[[ -e $n/device && $(cat "$n/type") == 1 ]] && { nic=${n##*/}; break; }
+done
+if [[ -n $nic ]]; then
+	ip link set "$nic" up
+	run_stage "vrnic7 on $nic (virtio-net)" rdma link add vrnic7 type vrnic netdev "$nic"
+	defer rdma link delete vrnic7
+	expect_output "vrnic7's parent is $nic's PCI device" \
+		"^$(readlink -f "/sys/class/net/$nic/device")\$" \
+		readlink -f /sys/class/infiniband/vrnic7/device
+	run_stage "device/net/$nic found from the RDMA device" \
+		test -e "/sys/class/infiniband/vrnic7/device/net/$nic"
+	run_stage "rdma link delete vrnic7" rdma link delete vrnic7
+else
+	ktap_skip "sysfs parent device" "no NIC with a parent device in this VM"
+fi
+
 # rmmod with devices present removes them.
 ip link add d2 type dummy && ip link set d2 up
 defer ip link delete d2

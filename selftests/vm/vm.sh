@@ -6,7 +6,7 @@
 # The build machine's kernel cannot load modules, so every kernel test runs
 # in a VM booting the newest installed Debian kernel.  The guest sees the host
 # root read-only over virtio-9p under a tmpfs overlay, plus one writable 9p
-# share for results, and has no network device (-net none): test traffic
+# share for results, and one isolated virtio NIC (user net, restrict=on): test traffic
 # never leaves the guest.
 #
 #   vm.sh check [TEST...]   run the VM selftests, print TAP, summary line
@@ -259,9 +259,13 @@ main() {
 	append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 
+	# One virtio-net NIC (a real PCI parent device for the sysfs tests) on
+	# QEMU user networking with restrict=on: isolated, nothing leaves the
+	# guest through it, and no test configures it.
 	# shellcheck disable=SC2054 # commas belong to QEMU options
 	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
 		-nographic -no-reboot -net none -monitor none
+		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0
 		-kernel "$KERNEL" -initrd "$initrd" -append "$append"
 		-chardev "file,id=con,path=$run/console.log" -serial chardev:con
 		-chardev stdio,id=out,signal=on -serial chardev:out
