@@ -4,8 +4,8 @@
 # rdmactl_stats: counters move after traffic.  Two vrnic devices on a veth
 # pair in two namespaces exchange RC traffic with ibv_rc_pingpong; the port
 # counters (rdmactl stats show, and the same names in iproute2's
-# "rdma statistic") and the per-QP counters must have moved by at least
-# the traffic sent.
+# "rdma statistic") must have moved by at least the traffic sent, and the
+# per-QP counters of a live QP must move.
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
@@ -49,6 +49,18 @@ run_stage "tx_bytes >= payload sent ($((ITERS * SIZE))): $txb" \
 	test "${txb:-0}" -ge $((ITERS * SIZE))
 expect_output "iproute2 rdma statistic shows the same counter names" \
 	'tx_packets [1-9]' in_a rdma statistic show link vrnic0/1
-expect_output "per-QP counters listed (stats show qp)" '[0-9]' \
-	in_a rdmactl -j stats show vrnic0 qp
+
+# Per-QP counters: sample them while a longer exchange is running (the
+# QPs are destroyed when the clients exit).
+qp_moved() {
+	in_a rdmactl -j stats show vrnic0 qp | grep -Eq '"tx_packets": *[1-9]'
+}
+in_b timeout 120 ibv_rc_pingpong -d vrnic1 -g 1 -n 100000 >/dev/null 2>&1 &
+srv=$!
+sleep 1
+in_a timeout 120 ibv_rc_pingpong -d vrnic0 -g 1 -n 100000 "$IP_B" >/dev/null 2>&1 &
+cli=$!
+run_stage "per-QP tx_packets move during traffic (stats show qp)" wait_for 30 qp_moved
+kill "$cli" "$srv" 2>/dev/null
+wait "$cli" "$srv" 2>/dev/null
 ktap_finish
