@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Device and QP plumbing shared by the data-path harness tests
+ * (dp_random.c, dp_security.c), and their self-setup when no device is
+ * given.  Include after kselftest_harness.h and <infiniband/verbs.h>.
+ */
+#ifndef VRNIC_DP_VERBS_H
+#define VRNIC_DP_VERBS_H
+
+
+struct dp_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	union ibv_gid gid;
+	int gid_idx;
+	char name[IBV_SYSFS_NAME_MAX];
+};
+
+struct dp_qp {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct dp_dev *dev;
+};
+
+static int dp_timeout_ms(void)
+{
+	const char *s = getenv("DP_TIMEOUT_MS");
+
+	return s ? atoi(s) : 60000;
+}
+
+static bool dp_gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, pfx, sizeof(pfx));
+}
+
+/*
+ * Find the RoCE v2 GID of @family (AF_INET: IPv4-mapped, AF_INET6: global
+ * IPv6, link-local excluded) on port 1.  GIDs appear asynchronously after an
+ * address is added, so wait a little for one.
+ */
+static int dp_find_gid(struct dp_dev *d, int family)
+{
+	struct ibv_port_attr pattr;
+	struct ibv_gid_entry ent;
+	int try, i;
+
+	for (try = 0; try < 100; try++) {
+		if (ibv_query_port(d->ctx, DP_PORT, &pattr))
+			return -errno;
+		for (i = 0; i < pattr.gid_tbl_len; i++) {
+			if (ibv_query_gid_ex(d->ctx, DP_PORT, i, &ent, 0))
+				continue;
+			if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
+				continue;
+			if (family == AF_INET && !dp_gid_is_v4(&ent.gid))
+				continue;
+			if (family == AF_INET6 &&
+			    (dp_gid_is_v4(&ent.gid) ||
+			     (ent.gid.raw[0] == 0xfe &&
+			      (ent.gid.raw[1] & 0xc0) == 0x80)))
+				continue;
+			d->gid = ent.gid;
+			d->gid_idx = i;
+			return 0;
+		}
+		usleep(100 * 1000);
+	}
+	return -ENOENT;
+}
+
+static void dp_dev_close(struct dp_dev *d)
+{
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dp_dev_open(struct dp_dev *d, const char *name, int family)
+{
+	struct ibv_device **list;
+	int i, n, ret = -ENODEV;
+
+	memset(d, 0, sizeof(*d));
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), name))
+			continue;
+		d->ctx = ibv_open_device(list[i]);
+		ret = d->ctx ? 0 : -errno;
+		break;
+	}
+	ibv_free_device_list(list);
+	if (ret)
+		return ret;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (ibv_query_device(d->ctx, &d->attr)) {
+		ret = -errno;
+		goto err_close;
+	}
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd) {
+		ret = -errno;
+		goto err_close;
+	}
+	ret = dp_find_gid(d, family);
+	if (ret)
+		goto err_close;
+	return 0;
+
+err_close:
+	dp_dev_close(d);
+	return ret;
+}
+
+static void dp_qp_destroy(struct dp_qp *q)
+{
+	if (q->qp)
+		ibv_destroy_qp(q->qp);
+	if (q->cq)
+		ibv_destroy_cq(q->cq);
+	memset(q, 0, sizeof(*q));
+}
+
+static int dp_qp_create(struct dp_qp *q, struct dp_dev *d, int max_sge,
+			int qp_access)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = 16,
+			.max_send_sge = max_sge,
+			.max_recv_sge = max_sge,
+		},
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = DP_PORT,
+		.qp_access_flags = qp_access,
+	};
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	q->dev = d;
+	q->cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	if (!q->cq)
+		return -errno;
+	ia.send_cq = q->cq;
+	ia.recv_cq = q->cq;
+	q->qp = ibv_create_qp(d->pd, &ia);
+	if (!q->qp) {
+		ret = -errno;
+		goto err_destroy;
+	}
+	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	dp_qp_destroy(q);
+	return ret > 0 ? -ret : ret;
+}
+
+/* INIT -> RTR -> RTS towards @peer, RoCE v2 addressing through its GID. */
+static int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer, enum ibv_mtu mtu,
+			 uint32_t sq_psn, uint32_t rq_psn)
+{
+	int rd = q->dev->attr.max_qp_rd_atom < 16 ?
+		 q->dev->attr.max_qp_rd_atom : 16;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = mtu,
+		.dest_qp_num = peer->qp->qp_num,
+		.rq_psn = rq_psn,
+		.max_dest_rd_atomic = rd,
+		.min_rnr_timer = 1,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = DP_PORT,
+			.grh = {
+				.dgid = peer->dev->gid,
+				.sgid_index = q->dev->gid_idx,
+				.hop_limit = 64,
+			},
+		},
+	};
+	int ret;
+
+	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return -ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = 14;		/* 4.096us << 14 = 67ms */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;	/* infinite */
+	a.max_rd_atomic = rd;
+	return -ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Busy-poll one completion; 0, or -ETIMEDOUT / -EIO. */
+static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
+{
+	struct timespec t0, t;
+	int n, spin;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (spin = 0;; spin++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return -EIO;
+		if (n == 1)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+			return -ETIMEDOUT;
+		/* leave the CPUs to a software device's kernel threads */
+		if (spin > 100)
+			usleep(100);
+	}
+}
+
+/* ---- self-setup when no device is given ---- */
+
+static char dp_own_dev[32], dp_own_veth[16];
+
+static int dp_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static void dp_own_teardown(void)
+{
+	if (dp_own_dev[0])
+		dp_sh("rdma link delete %s 2>/dev/null", dp_own_dev);
+	if (dp_own_veth[0])
+		dp_sh("ip link delete %s 2>/dev/null", dp_own_veth);
+}
+
+/*
+ * Create a veth pair and one device of type $DP_LINK_TYPE on it for the
+ * loopback variants.  Addresses are from TEST-NET-style private ranges that
+ * exist only on this veth.
+ */
+static int dp_own_setup(void)
+{
+	const char *type = getenv("DP_LINK_TYPE") ?: "vrnic";
+	int id = getpid() % 10000;
+
+	snprintf(dp_own_veth, sizeof(dp_own_veth), "dpr%da", id);
+	snprintf(dp_own_dev, sizeof(dp_own_dev), "dprnd%d", id);
+	atexit(dp_own_teardown);
+	if (dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000",
+		  dp_own_veth, id) ||
+	    dp_sh("ip link set dpr%db up && ip link set %s up", id,
+		  dp_own_veth) ||
+	    dp_sh("ip addr add 10.79.%d.%d/24 dev %s", id / 256,
+		  id % 256 ?: 1, dp_own_veth) ||
+	    dp_sh("ip -6 addr add fd79::%x/64 nodad dev %s", id + 1,
+		  dp_own_veth) ||
+	    dp_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
+		  dp_own_veth)) {
+		dp_own_dev[0] = 0;
+		return -1;
+	}
+	setenv("DP_DEV", dp_own_dev, 1);
+	return 0;
+}
+
+#endif /* VRNIC_DP_VERBS_H */
