@@ -38,7 +38,7 @@ static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
  * Packets a QP sends to an address of its own host come back through
  * the loopback device: find the device by the destination address.
  */
-static struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
+struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
 {
 	struct net *net = dev_net(skb->dev);
 	struct net_device *ndev;
@@ -96,14 +96,7 @@ static bool vrnic_state_ok(struct vrnic_qp *qp, u32 mask)
  */
 int vrnic_rcv(struct sk_buff *skb)
 {
-	const struct vrnic_opcode_info *info;
-	enum vrnic_counter reason;
 	struct vrnic_dev *vdev;
-	struct vrnic_pkt *pkt;
-	struct vrnic_qp *qp;
-	struct vrnic_bth *bth;
-	u32 ulen, len, hlen, pad;
-	u8 opcode;
 
 	if (skb->dev->flags & IFF_LOOPBACK)
 		vdev = vrnic_dev_from_daddr(skb);
@@ -113,6 +106,27 @@ int vrnic_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
+	return vrnic_rcv_dev(vdev, skb, false);
+}
+
+/**
+ * vrnic_rcv_dev - handle one packet for a known device
+ * @vdev: the receiving device; the caller's reference is dropped here
+ * @skb: UDP datagram; network and transport headers set.  Consumed.
+ * @local: sent by a vrnic device of this host straight to us (xmit.c):
+ *	it never left kernel memory, so it carries no ICRC to check
+ *
+ * Return: 0 always (the packet was consumed).
+ */
+int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
+{
+	const struct vrnic_opcode_info *info;
+	enum vrnic_counter reason;
+	struct vrnic_pkt *pkt;
+	struct vrnic_qp *qp;
+	struct vrnic_bth *bth;
+	u32 ulen, len, hlen, pad;
+	u8 opcode;
 
 	reason = VRNIC_CNT_DROP_MALFORMED;
 	if (skb_linearize(skb))
@@ -138,7 +152,8 @@ int vrnic_rcv(struct sk_buff *skb)
 		goto drop;
 
 	reason = VRNIC_CNT_ICRC_ERRORS;
-	if (vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
+	if (!local &&
+	    vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
 	    get_unaligned_le32((u8 *)bth + len - VRNIC_ICRC_BYTES))
 		goto drop;
 

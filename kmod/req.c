@@ -309,11 +309,15 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	hdr = skb->data;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		u32 inflight = xp->req_psn - xp->comp_psn;
-
+		/*
+		 * ACKs are what opens the window, but each costs the peer a
+		 * packet: ask every VRNIC_ACKREQ_EVERY packets and where the
+		 * stream pauses (end of this run, nothing queued behind).
+		 * Not on every packet that finds the window nearly full: once
+		 * ACKs come one per packet that would keep them coming so.
+		 */
 		xp->noack_pkts++;
-		if ((inflight & VRNIC_PSN_MASK) + 2 >= VRNIC_MAX_INFLIGHT ||
-		    xp->noack_pkts >= VRNIC_ACKREQ_EVERY || budget_left <= 1 ||
+		if (xp->noack_pkts >= VRNIC_ACKREQ_EVERY || budget_left <= 1 ||
 		    (last && !vrnic_req_next_ready(qp, xp->send_idx)))
 			ackreq = true;
 		if (ackreq)
@@ -462,6 +466,10 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) >=
 			  VRNIC_MAX_INFLIGHT)
 			break;	/* the completer kicks us on the next ACK */
+		/* The window's last packet: have it acknowledged. */
+		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) + 1 >=
+			  VRNIC_MAX_INFLIGHT)
+			xp->noack_pkts = VRNIC_ACKREQ_EVERY;
 		if (xp->send_off == 0) {
 			/* (Re)starting a WQE: its PSNs are fixed. */
 			xp->req_psn = wqe->xport.first_psn;
@@ -502,9 +510,51 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	return more;
 }
 
+/**
+ * vrnic_req_schedule - run the requester from its work item
+ * @qp: the QP
+ *
+ * The work item runs on the CPU that sent the packets still in flight,
+ * see vrnic_req_cpu_ok().
+ */
+void vrnic_req_schedule(struct vrnic_qp *qp)
+{
+	int cpu = READ_ONCE(qp->xport.tx_cpu);
+
+	if (cpu < 0 || !cpu_online(cpu))
+		cpu = WORK_CPU_UNBOUND;
+	queue_work_on(cpu, vrnic_wq, &qp->xport.req_work);
+}
+
+/*
+ * May the requester send from this CPU?  Software links (veth, the
+ * loopback device) queue a packet on the sending CPU's backlog and
+ * deliver it from there, and multi-queue NICs pick the TX queue by CPU:
+ * packets of one QP sent from two CPUs can overtake each other, which
+ * the responder sees as a PSN gap and answers with a sequence NAK and a
+ * go-back-N.  So a QP changes its sending CPU only when nothing it sent
+ * is unacknowledged (the same rule XPS applies to a socket's TX queue).
+ * Called with @sq_lock held, so the CPU cannot change under us.
+ */
+static bool vrnic_req_cpu_ok(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	int cpu = smp_processor_id();
+
+	if (cpu == xp->tx_cpu)
+		return true;
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
+	    xp->tx_cpu >= 0 && cpu_online(xp->tx_cpu))
+		return false;
+	WRITE_ONCE(xp->tx_cpu, cpu);
+	return true;
+}
+
 /*
  * Run the requester if nobody else is; return true if the budget ran
- * out with work left.  Must be called with BHs enabled.
+ * out with work left (or the work belongs on another CPU).  Must be
+ * called with BHs enabled.
  */
 static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 {
@@ -514,6 +564,10 @@ static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 	for (;;) {
 		if (!spin_trylock_bh(&xp->sq_lock))
 			return false;	/* the holder will see our bit */
+		if (!vrnic_req_cpu_ok(qp)) {
+			spin_unlock_bh(&xp->sq_lock);
+			return true;
+		}
 		clear_bit(0, &xp->kick);
 		more = vrnic_req_loop(qp, budget);
 		spin_unlock_bh(&xp->sq_lock);
@@ -541,11 +595,11 @@ void vrnic_req_kick(struct vrnic_qp *qp)
 	/* Order the bit before the trylock; pairs with vrnic_req_run(). */
 	smp_mb__after_atomic();
 	if (irqs_disabled() || in_hardirq()) {
-		queue_work(vrnic_wq, &xp->req_work);
+		vrnic_req_schedule(qp);
 		return;
 	}
 	if (vrnic_req_run(qp, VRNIC_REQ_BUDGET))
-		queue_work(vrnic_wq, &xp->req_work);
+		vrnic_req_schedule(qp);
 }
 
 void vrnic_req_work(struct work_struct *work)
@@ -560,7 +614,7 @@ void vrnic_req_work(struct work_struct *work)
 			return;
 		cond_resched();
 	}
-	queue_work(vrnic_wq, work);
+	vrnic_req_schedule(qp);
 }
 
 /**
@@ -641,7 +695,7 @@ out:
 	spin_unlock_bh(&xp->sq_lock);
 	smp_mb();	/* see vrnic_req_run() */
 	if (test_bit(0, &xp->kick) && !xp->dying)
-		queue_work(vrnic_wq, &xp->req_work);
+		vrnic_req_schedule(qp);
 }
 
 void vrnic_req_rnr_timer(struct timer_list *t)
@@ -653,7 +707,7 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 	xp->rnr_wait = false;
 	spin_unlock_bh(&xp->sq_lock);
 	if (!xp->dying)
-		queue_work(vrnic_wq, &xp->req_work);
+		vrnic_req_schedule(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -675,6 +729,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	INIT_WORK(&xp->resp_work, vrnic_resp_work);
 	skb_queue_head_init(&xp->backlog);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
+	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
 	return 0;
@@ -777,7 +832,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	/* A doorbell may have found the lock taken by us. */
 	smp_mb();
 	if (test_bit(0, &xp->kick))
-		queue_work(vrnic_wq, &xp->req_work);
+		vrnic_req_schedule(qp);
 
 	if (mask & IB_QP_RQ_PSN) {
 		spin_lock_bh(&xp->rq_lock);
@@ -794,7 +849,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 			queue_work(vrnic_wq, &xp->resp_work);
 			fallthrough;
 		case IB_QPS_RTS:
-			queue_work(vrnic_wq, &xp->req_work);
+			vrnic_req_schedule(qp);
 			break;
 		default:
 			break;

@@ -111,7 +111,7 @@ static void vrnic_resp_error(struct vrnic_qp *qp)
 	vrnic_rq_flush(qp);
 	qp->xport.in_msg = false;
 	if (!qp->xport.dying)
-		queue_work(vrnic_wq, &qp->xport.req_work);
+		vrnic_req_schedule(qp);
 }
 
 /* Post the completion of the held receive WQE and release it. */

@@ -109,6 +109,7 @@ struct vrnic_qp_xport {
 	/* ---- send side (requester and completer): @sq_lock ---- */
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
 	unsigned long kick;		/* bit 0: requester run requested */
+	int tx_cpu;			/* CPU that sent the packets in flight */
 	u32 send_idx;			/* SQ slot the requester sends from */
 	u32 init_idx;			/* first SQ slot never started */
 	u32 send_off;			/* bytes of send_idx already sent */
@@ -189,6 +190,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		       int mask);
 void vrnic_xport_destroy(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
+void vrnic_req_schedule(struct vrnic_qp *qp);
 void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
 /*

@@ -12,6 +12,8 @@
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 #include <linux/percpu.h>
+#include <linux/interrupt.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
 #include "params.h"
@@ -102,6 +104,14 @@ struct vrnic_dev {
 	struct vrnic_config __rcu *cfg;
 
 	struct vrnic_counters __percpu *stats;
+
+	/*
+	 * Packets other vrnic QPs of this host sent to this device: they
+	 * skip the IP stack and wait here for @loop_task (xmit.c), one FIFO
+	 * so a QP's packets stay in order.  Each holds a device reference.
+	 */
+	struct sk_buff_head loop_q;
+	struct tasklet_struct loop_task;
 
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
@@ -204,6 +214,10 @@ void vrnic_net_exit(void);
 
 /* recv.c: consumes @skb in every case */
 int vrnic_rcv(struct sk_buff *skb);
+int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local);
+struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb);
+void vrnic_loop_init(struct vrnic_dev *vdev);
+void vrnic_loop_cleanup(struct vrnic_dev *vdev);
 
 /* req.c: wire engine setup (ICRC, workqueue); call from module init/exit */
 int vrnic_wire_init(void);

@@ -142,6 +142,75 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
 	put_unaligned_le32(vrnic_icrc_compute(skb, bth, len), bth + len);
 }
 
+/*
+ * Local delivery.  A packet for an address of this host would go down
+ * the IP stack to the loopback device, through its per-CPU backlog and
+ * up the stack again, only to come back to vrnic_rcv().  Instead it goes
+ * straight to the receiving device's queue: no routing, netfilter or
+ * ICRC work for bytes that never leave memory, and one FIFO per device,
+ * so packets of a QP cannot overtake each other the way they can in
+ * two CPUs' backlogs.  The headers are complete, as on the wire, except
+ * for the ICRC.
+ */
+#define VRNIC_LOOP_QLEN		4096	/* beyond: dropped, RC resends */
+#define VRNIC_LOOP_BUDGET	64	/* packets per tasklet run */
+
+static bool vrnic_dst_is_local(const struct dst_entry *dst)
+{
+	return dst->dev->flags & IFF_LOOPBACK;
+}
+
+static int vrnic_loop_xmit(struct sk_buff *skb)
+{
+	struct vrnic_dev *to;
+
+	to = vrnic_dev_from_daddr(skb);	/* takes a device reference */
+	skb_dst_drop(skb);
+	if (!to) {
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	if (skb_queue_len(&to->loop_q) >= VRNIC_LOOP_QLEN) {
+		ib_device_put(&to->ibdev);
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
+	skb->dev = to->ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb_queue_tail(&to->loop_q, skb);
+	tasklet_schedule(&to->loop_task);
+	return 0;
+}
+
+static void vrnic_loop_run(struct tasklet_struct *t)
+{
+	struct vrnic_dev *vdev = from_tasklet(vdev, t, loop_task);
+	struct sk_buff *skb;
+	int budget = VRNIC_LOOP_BUDGET;
+
+	while (budget-- && (skb = skb_dequeue(&vdev->loop_q)))
+		vrnic_rcv_dev(vdev, skb, true);	/* drops the reference */
+	if (!skb_queue_empty(&vdev->loop_q))
+		tasklet_schedule(t);
+}
+
+void vrnic_loop_init(struct vrnic_dev *vdev)
+{
+	skb_queue_head_init(&vdev->loop_q);
+	tasklet_setup(&vdev->loop_task, vrnic_loop_run);
+}
+
+/*
+ * Every queued packet holds a reference on the device, and ib_core
+ * waits for all of them before dealloc_driver: the queue is empty here.
+ */
+void vrnic_loop_cleanup(struct vrnic_dev *vdev)
+{
+	tasklet_kill(&vdev->loop_task);
+	WARN_ON_ONCE(!skb_queue_empty(&vdev->loop_q));
+	skb_queue_purge(&vdev->loop_q);
+}
+
 static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		       struct dst_entry *dst, struct sk_buff *skb)
 {
@@ -168,6 +237,10 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
 	__ip_select_ident(net, iph, 1);
 
+	if (vrnic_dst_is_local(dst)) {
+		ip_send_check(iph);	/* UD receivers see this header */
+		return vrnic_loop_xmit(skb);
+	}
 	vrnic_finish_icrc(skb);
 	return ip_local_out(net, vrnic_udp_sock4(vdev)->sk, skb);
 }
@@ -194,6 +267,9 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	ip6h->hop_limit = av->hop_limit ?: VRNIC_DEFAULT_TTL;
 	ip6h->saddr = av->saddr.in6.sin6_addr;
 	ip6h->daddr = av->daddr.in6.sin6_addr;
+
+	if (vrnic_dst_is_local(dst))
+		return vrnic_loop_xmit(skb);
 
 	/* ICRC first: the UDP checksum covers it (RFC 8200 wants one). */
 	vrnic_finish_icrc(skb);

@@ -159,6 +159,11 @@ write_job() {
 		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
+		# Tuning knobs of the guest scripts pass through as they are.
+		local v
+		for v in $(compgen -v | grep -E '^(BENCH|DP)_'); do
+			printf 'export %s=%q\n' "$v" "${!v}"
+		done
 		printf 'VRNIC_ARGS=('
 		[[ $# -gt 0 ]] && printf '%q ' "$@"
 		printf ')\n'
