@@ -210,6 +210,13 @@ static bool vrnic_req_init(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
 		span = 1;
 	else
 		span = vrnic_npkts(wqe->dma.length, mtu);
+	/*
+	 * New PSNs start after the highest one ever sent.  req_psn may lag
+	 * behind it: after a go-back-N whose resends were overtaken by a
+	 * late cumulative ACK for everything.  Reusing those PSNs would make
+	 * the responder take this WQE for a duplicate and ACK it unexecuted.
+	 */
+	xp->req_psn = xp->max_psn;
 	wqe->xport.state = VRNIC_WQE_SENDING;
 	wqe->xport.status = IB_WC_SUCCESS;
 	wqe->xport.first_psn = xp->req_psn;
@@ -414,6 +421,8 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	return payload;
 }
 
+static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn);
+
 static enum ib_wc_status vrnic_dma_err_status(int err)
 {
 	return err == -ENOSPC ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
@@ -442,6 +451,15 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	}
 	if (state != IB_QPS_RTS)
 		return false;	/* SQD: let started WQEs finish by ACKs */
+
+	/*
+	 * An ACK acknowledged PSNs a go-back-N was about to resend: carry
+	 * on after them (else the window test below would see a negative
+	 * number of packets in flight as a huge one and stop for good).
+	 */
+	if (rc && vrnic_psn_cmp(xp->req_psn, xp->comp_psn) < 0 &&
+	    vrnic_req_started(qp, xp->send_idx))
+		vrnic_req_seek(qp, xp->comp_psn);
 
 	while (!xp->rnr_wait && !xp->sq_err) {
 		wqe = vrnic_sq_get(qp, xp->send_idx);
@@ -617,12 +635,8 @@ void vrnic_req_work(struct work_struct *work)
 	vrnic_req_schedule(qp);
 }
 
-/**
- * vrnic_req_rewind - go back N: resend everything from @psn on
- * @qp: RC QP, @sq_lock held
- * @psn: first PSN the responder has not acknowledged
- */
-void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
+/* Position the requester at @psn (in a started WQE); @sq_lock held. */
+static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_send_wqe *wqe = NULL;
@@ -653,8 +667,6 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	}
 	xp->send_idx = idx;
 	xp->req_psn = psn;
-	xp->rewind_psn = psn;
-	xp->noack_pkts = 0;
 	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		xp->send_off = 0;
@@ -666,6 +678,20 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 		else if (xp->send_off == wqe->dma.length && wqe->dma.length)
 			xp->send_off = 0;	/* cannot happen; be safe */
 	}
+}
+
+/**
+ * vrnic_req_rewind - go back N: resend everything from @psn on
+ * @qp: RC QP, @sq_lock held
+ * @psn: first PSN the responder has not acknowledged
+ */
+void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	vrnic_req_seek(qp, psn);
+	xp->rewind_psn = psn;
+	xp->noack_pkts = 0;
 }
 
 void vrnic_req_retrans_timer(struct timer_list *t)
@@ -728,6 +754,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	INIT_WORK(&xp->req_work, vrnic_req_work);
 	INIT_WORK(&xp->resp_work, vrnic_resp_work);
 	skb_queue_head_init(&xp->backlog);
+	skb_queue_head_init(&xp->ooo);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
 	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
@@ -784,6 +811,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	if (xp->res)
 		memset(xp->res, 0, xp->nres * sizeof(*xp->res));
 	__skb_queue_purge(&xp->backlog);
+	__skb_queue_purge(&xp->ooo);
 	spin_unlock_bh(&xp->rq_lock);
 }
 
@@ -839,6 +867,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;
 		xp->in_msg = false;
 		xp->nak_sent = false;
+		__skb_queue_purge(&xp->ooo);
 		spin_unlock_bh(&xp->rq_lock);
 	}
 
@@ -881,6 +910,7 @@ void vrnic_xport_destroy(struct vrnic_qp *qp)
 	del_timer_sync(&xp->rnr_timer);
 
 	__skb_queue_purge(&xp->backlog);
+	__skb_queue_purge(&xp->ooo);
 	dst_cache_destroy(&xp->dst_cache);
 	kfree(xp->res);
 	xp->res = NULL;

@@ -533,7 +533,88 @@ static void vrnic_resp_count_nak(struct vrnic_qp *qp, int res)
 	}
 }
 
+/*
+ * Out-of-order requests.  IBA 9.7.5.1.1 lets the responder answer a PSN
+ * gap at once with a sequence NAK, and the requester then resends
+ * everything from the gap on (go-back-N).  When the gap is only a
+ * reordering (ECMP, netem, a multi-queue path), the missing packet turns
+ * up a moment later and all that resending was for nothing.  So the
+ * responder keeps up to VRNIC_OOO_MAX requests that arrive ahead of the
+ * expected PSN, executes them in order once the gap is filled, and sends
+ * the NAK only when VRNIC_OOO_NAK_AFTER packets have arrived past a gap
+ * that is still open, or one that asks for an ACK, or when it cannot
+ * keep the packet: a real loss costs a few packets' delay, a reordering
+ * (usually) nothing.  Nothing is
+ * executed out of order, so the IBA ordering rules still hold.
+ */
+#define VRNIC_OOO_MAX		64	/* packets held */
+#define VRNIC_OOO_WINDOW	1024	/* how far ahead of epsn we hold */
+#define VRNIC_OOO_NAK_AFTER	8
+
+/* Keep @skb (a request ahead of epsn).  Return false if it cannot be. */
+static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 psn = vrnic_pkt(skb)->psn;
+	struct sk_buff *pos;
+	int cmp;
+
+	if (skb_queue_len(&xp->ooo) >= VRNIC_OOO_MAX ||
+	    ((psn - xp->epsn) & VRNIC_PSN_MASK) >= VRNIC_OOO_WINDOW)
+		return false;
+	/* Usually the newest: walk from the tail. */
+	skb_queue_reverse_walk(&xp->ooo, pos) {
+		cmp = vrnic_psn_cmp(psn, vrnic_pkt(pos)->psn);
+		if (cmp == 0)
+			return true;	/* a duplicate of one we hold */
+		if (cmp > 0) {
+			__skb_queue_after(&xp->ooo, pos, skb_get(skb));
+			return true;
+		}
+	}
+	__skb_queue_head(&xp->ooo, skb_get(skb));
+	return true;
+}
+
+static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb);
+
+/*
+ * Execute the held request that is now next in sequence, if any, after
+ * dropping held ones that became duplicates.  Return true if one ran.
+ */
+static bool vrnic_resp_ooo_next(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct sk_buff *skb;
+	int cmp;
+
+	while ((skb = skb_peek(&xp->ooo))) {
+		cmp = vrnic_psn_cmp(vrnic_pkt(skb)->psn, xp->epsn);
+		if (cmp > 0)
+			return false;
+		__skb_unlink(skb, &xp->ooo);
+		if (cmp == 0) {
+			vrnic_resp_rc_one(qp, skb);
+			consume_skb(skb);
+			return true;
+		}
+		consume_skb(skb);
+	}
+	return false;
+}
+
 static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	vrnic_resp_rc_one(qp, skb);
+	/* A READ being streamed owns the responder: the work drains. */
+	while (!skb_queue_empty(&xp->ooo) && !xp->res_cur &&
+	       READ_ONCE(qp->state) != IB_QPS_ERR && vrnic_resp_ooo_next(qp))
+		;
+}
+
+static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	struct vrnic_qp_xport *xp = &qp->xport;
@@ -544,8 +625,17 @@ static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
 	int res;
 
 	if (cmp > 0) {
-		/* IBA 9.7.5.1.1: one sequence NAK per gap. */
 		vrnic_counter_inc(vdev, VRNIC_CNT_OUT_OF_SEQ_REQUESTS);
+		/*
+		 * Hold it; NAK at once only when the gap has lasted
+		 * VRNIC_OOO_NAK_AFTER packets or this one asks for an ACK
+		 * (the requester is waiting: the stream has paused).
+		 */
+		if (vrnic_resp_ooo_hold(qp, skb) &&
+		    skb_queue_len(&xp->ooo) < VRNIC_OOO_NAK_AFTER &&
+		    !bth_ackreq((struct vrnic_bth *)pkt->hdr))
+			return;
+		/* IBA 9.7.5.1.1: one sequence NAK per gap. */
 		if (!xp->nak_sent) {
 			vrnic_qp_dbg(qp, "psn %#x, expected %#x: seq NAK\n",
 				     pkt->psn, xp->epsn);
@@ -802,6 +892,7 @@ void vrnic_resp_work(struct work_struct *work)
 		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 			vrnic_rq_flush(qp);
 			__skb_queue_purge(&xp->backlog);
+			__skb_queue_purge(&xp->ooo);
 			xp->res_cur = NULL;
 			xp->resp_busy = false;
 			break;
@@ -826,6 +917,12 @@ void vrnic_resp_work(struct work_struct *work)
 		}
 		skb = __skb_dequeue(&xp->backlog);
 		if (!skb) {
+			/* Requests held past a gap the READ's PSNs filled. */
+			if (qp->ibqp.qp_type == IB_QPT_RC &&
+			    vrnic_resp_ooo_next(qp)) {
+				budget--;
+				continue;
+			}
 			xp->resp_busy = false;
 			break;
 		}

@@ -145,6 +145,7 @@ struct vrnic_qp_xport {
 	u32 res_head;			/* next resource to reuse */
 	struct vrnic_rdres *res_cur;	/* READ being streamed, or NULL */
 	struct sk_buff_head backlog;	/* packets waiting behind @res_cur */
+	struct sk_buff_head ooo;	/* requests ahead of @epsn, by PSN */
 	struct work_struct resp_work;
 	struct vrnic_qp_stats rq_stats;
 };

@@ -6,13 +6,14 @@
 # once over vrnic and writes the ratio vrnic/rxe of every row to
 # $RESULTS/bench.md (Markdown) and $RESULTS/bench.json.
 #
-# Topologies.  vrnic: vrnic0 in ns_a and vrnic1 in ns_b on the two ends of a
-# veth pair; perftest's server runs in ns_b, its client in ns_a.  rdma_rxe:
-# Debian 12's 6.1 rxe opens its UDP 4791 socket in the initial namespace
-# only, so two rxe devices in two namespaces cannot talk; rxe runs in the
-# initial namespace on one end of a second veth pair, server and client on
-# the same device (rxe's loopback).  BENCH_VRNIC_TOPO=loop runs vrnic the
-# same way, for a like-for-like ratio.
+# Topology (default, BENCH_VRNIC_TOPO=loop): both drivers on the same
+# netdev, one after the other in the same boot.  A veth end in the initial
+# namespace (Debian 12's 6.1 rxe opens its UDP 4791 socket there only)
+# carries rxe0 first, perftest server and client on that one device; then
+# rxe0 is deleted, rdma_rxe unloaded (freeing port 4791) and vrnic0 takes
+# the same netdev for the same matrix.  BENCH_VRNIC_TOPO=pair instead runs
+# vrnic between two namespaces over a veth pair (vrnic0 in ns_a, vrnic1 in
+# ns_b), which rxe on 6.1 cannot do, so that ratio is not like for like.
 #
 # Iteration counts are small so that a TCG guest finishes in minutes;
 # BENCH_SCALE=N multiplies them, BENCH_TIMEOUT bounds every perftest run
@@ -25,7 +26,7 @@ OUT=${RESULTS:-/tmp}
 LOGS=$OUT/bench
 SCALE=${BENCH_SCALE:-1}
 TMO=${BENCH_TIMEOUT:-120}
-VRNIC_TOPO=${BENCH_VRNIC_TOPO:-pair}
+VRNIC_TOPO=${BENCH_VRNIC_TOPO:-loop}
 PORT=18600
 RXE_IF=veth_r0
 RXE_PEER=veth_r1
@@ -115,7 +116,27 @@ rxe_setup() {
 	wait_for 10 roce_gid_index rxe0 "$RXE_IP" >/dev/null
 }
 
+rxe_teardown() {
+	rdma link delete rxe0 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	true
+}
+
 vrnic_setup() {
+	if [[ $VRNIC_TOPO == loop ]]; then
+		# The veth rxe used (rxe_setup created it, or we do now).
+		if ! ip link show "$RXE_IF" >/dev/null 2>&1; then
+			ip link add "$RXE_IF" type veth peer name "$RXE_PEER" || return 1
+			defer ip link delete "$RXE_IF"
+			ip addr add "$RXE_IP/24" dev "$RXE_IF"
+			ip link set "$RXE_PEER" up
+			ip link set "$RXE_IF" up
+		fi
+		rdma link add vrnic0 type vrnic netdev "$RXE_IF" || return 1
+		defer rdma link delete vrnic0
+		wait_for 10 roce_gid_index vrnic0 "$RXE_IP" >/dev/null
+		return
+	fi
 	veth_setup || return 1
 	in_a rdma link add vrnic0 type vrnic netdev "$IF_A" || return 1
 	defer rdma link delete vrnic0
@@ -136,14 +157,17 @@ run_matrix() {
 		done
 		;;
 	vrnic)
+		if [[ $VRNIC_TOPO == loop ]]; then
+			g0=$(roce_gid_index vrnic0 "$RXE_IP") || return 1
+			for row in "${ROWS[@]}"; do
+				perf_run vrnic "$row" "" vrnic0 "$g0" "" vrnic0 "$g0" "$RXE_IP"
+			done
+			return
+		fi
 		g0=$(roce_gid_index vrnic0 "$IP_A") || return 1
 		g1=$(roce_gid_index vrnic1 "$IP_B") || return 1
 		for row in "${ROWS[@]}"; do
-			if [[ $VRNIC_TOPO == loop ]]; then
-				perf_run vrnic "$row" "$NS_A" vrnic0 "$g0" "$NS_A" vrnic0 "$g0" "$IP_A"
-			else
-				perf_run vrnic "$row" "$NS_B" vrnic1 "$g1" "$NS_A" vrnic0 "$g0" "$IP_B"
-			fi
+			perf_run vrnic "$row" "$NS_B" vrnic1 "$g1" "$NS_A" vrnic0 "$g0" "$IP_B"
 		done
 		;;
 	esac
@@ -164,7 +188,11 @@ write_reports() {
 	{
 		echo "# vrnic vs rdma_rxe ($(uname -r), $(nproc) vCPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
 		echo
-		echo "vrnic: $([[ $VRNIC_TOPO == loop ]] && echo "one device, loopback" || echo "two namespaces over veth"); rdma_rxe: one device, loopback (6.1 rxe is init_net only)."
+		if [[ $VRNIC_TOPO == loop ]]; then
+			echo "Both drivers in turn on the same netdev ($RXE_IF), perftest server and client on one device (loopback)."
+		else
+			echo "vrnic: two namespaces over a veth pair; rdma_rxe: one device on $RXE_IF, loopback (not like for like)."
+		fi
 		echo "Latency rows: a ratio above 1 means vrnic is slower; other rows: above 1 means faster."
 		echo
 		echo "| test | tool | size | iterations | unit | rdma_rxe | vrnic | vrnic/rxe |"
@@ -214,6 +242,7 @@ if rxe_setup; then
 else
 	echo "bench: could not set up rdma_rxe"
 fi
+rxe_teardown
 echo "bench: vrnic ($VRNIC_TOPO)"
 if vrnic_setup; then
 	run_matrix vrnic || { echo "bench: vrnic has no RoCE v2 GID"; status=1; }
