@@ -16,7 +16,8 @@
  * Environment:
  *   DP_DEV        device for the loopback variants; when unset the test
  *                 creates one itself on a veth (type $DP_LINK_TYPE, default
- *                 vrnic) and removes it at exit
+ *                 vrnic), plus DP_DEV2 on the veth's other end in a
+ *                 namespace of its own, and removes them at exit
  *   DP_DEV2       second device for the pair variants (skipped when unset);
  *                 the pair runs DP_DEV -> DP_DEV2
  *   DP_SEED       PRNG seed (default: time); printed so a failure can be

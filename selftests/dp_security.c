@@ -15,8 +15,9 @@
  * local protection error.
  *
  * Environment: DP_DEV (default: a device created by the test itself on a
- * veth, type $DP_LINK_TYPE, default vrnic), DP_DEV2 for the pair variant
- * (DP_DEV is the requester, DP_DEV2 the responder), DP_DEV_TYPE and
+ * veth, type $DP_LINK_TYPE, default vrnic, plus DP_DEV2 on the other end in
+ * its own namespace), DP_DEV2 for the pair variant (DP_DEV is the
+ * requester, DP_DEV2 the responder), DP_DEV_TYPE and
  * DP_DEV2_TYPE (their types when they differ from DP_LINK_TYPE), DP_ONLY
  * (run only the "loopback" or the "pair" variant), DP_TIMEOUT_MS
  * (completion timeout, default 60000).

@@ -240,7 +240,7 @@ static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 
 /* ---- self-setup when no device is given ---- */
 
-static char dp_own_dev[32], dp_own_veth[16];
+static char dp_own_dev[32], dp_own_dev2[32], dp_own_veth[16], dp_own_ns[16];
 
 static int dp_sh(const char *fmt, ...)
 {
@@ -255,39 +255,61 @@ static int dp_sh(const char *fmt, ...)
 
 static void dp_own_teardown(void)
 {
+	if (dp_own_dev2[0])
+		dp_sh("rdma link delete %s 2>/dev/null", dp_own_dev2);
 	if (dp_own_dev[0])
 		dp_sh("rdma link delete %s 2>/dev/null", dp_own_dev);
 	if (dp_own_veth[0])
 		dp_sh("ip link delete %s 2>/dev/null", dp_own_veth);
+	if (dp_own_ns[0])
+		dp_sh("ip netns delete %s 2>/dev/null", dp_own_ns);
 }
 
 /*
- * Create a veth pair and one device of type $DP_LINK_TYPE on it for the
- * loopback variants.  Addresses are from TEST-NET-style private ranges that
- * exist only on this veth.
+ * Create a veth pair with one device of type $DP_LINK_TYPE on each end:
+ * DP_DEV on the end in this namespace (the loopback variants), DP_DEV2 on
+ * the end in a namespace of its own (the pair variants; the devices are
+ * visible everywhere, the traffic between them crosses the veth).
+ * Addresses are private ones that exist only on this veth.  A driver
+ * that serves the initial namespace only (6.1's rdma_rxe) gets no DP_DEV2.
  */
 static int dp_own_setup(void)
 {
 	const char *type = getenv("DP_LINK_TYPE") ?: "vrnic";
-	int id = getpid() % 10000;
+	int id = getpid() % 10000, net = id % 250;
 
 	snprintf(dp_own_veth, sizeof(dp_own_veth), "dpr%da", id);
+	snprintf(dp_own_ns, sizeof(dp_own_ns), "dpr%d", id);
 	snprintf(dp_own_dev, sizeof(dp_own_dev), "dprnd%d", id);
 	atexit(dp_own_teardown);
-	if (dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000",
-		  dp_own_veth, id) ||
-	    dp_sh("ip link set dpr%db up && ip link set %s up", id,
+	if (dp_sh("ip netns add %s", dp_own_ns) ||
+	    dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000 netns %s",
+		  dp_own_veth, id, dp_own_ns) ||
+	    dp_sh("ip -n %s link set lo up && ip -n %s link set dpr%db up",
+		  dp_own_ns, dp_own_ns, id) ||
+	    dp_sh("ip link set %s up", dp_own_veth) ||
+	    dp_sh("ip addr add 10.79.%d.1/24 dev %s", net, dp_own_veth) ||
+	    dp_sh("ip -6 addr add fd79:%x::1/64 nodad dev %s", net,
 		  dp_own_veth) ||
-	    dp_sh("ip addr add 10.79.%d.%d/24 dev %s", id / 256,
-		  id % 256 ?: 1, dp_own_veth) ||
-	    dp_sh("ip -6 addr add fd79::%x/64 nodad dev %s", id + 1,
-		  dp_own_veth) ||
+	    dp_sh("ip -n %s addr add 10.79.%d.2/24 dev dpr%db", dp_own_ns,
+		  net, id) ||
+	    dp_sh("ip -n %s -6 addr add fd79:%x::2/64 nodad dev dpr%db",
+		  dp_own_ns, net, id) ||
 	    dp_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
 		  dp_own_veth)) {
 		dp_own_dev[0] = 0;
 		return -1;
 	}
 	setenv("DP_DEV", dp_own_dev, 1);
+	if (strcmp(type, "rxe") && !getenv("DP_DEV2")) {
+		snprintf(dp_own_dev2, sizeof(dp_own_dev2), "dprnd%db", id);
+		if (dp_sh("ip netns exec %s rdma link add %s type %s netdev dpr%db",
+			  dp_own_ns, dp_own_dev2, type, id)) {
+			dp_own_dev2[0] = 0;
+			return 0;	/* the pair variants skip */
+		}
+		setenv("DP_DEV2", dp_own_dev2, 1);
+	}
 	return 0;
 }
 

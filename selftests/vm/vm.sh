@@ -193,7 +193,7 @@ crash_tail() {
 # it, so editing this file while a guest runs cannot break that run.
 main() {
 	local mode timeout_s initrd run guest_ko accel append qemu start rc elapsed hung
-	local qpid interrupted=""
+	local qpid interrupted="" slub
 
 	mode=${1:-}
 	[[ -n $mode ]] || usage
@@ -260,7 +260,14 @@ main() {
 	# guest.sh scans after every test.  Lockup detectors are off: TCG on a busy
 	# host stalls vCPUs and would report false lockups; per-test timeouts catch
 	# real hangs instead.
-	append="console=ttyS0 loglevel=5 slub_debug=FZPU no_timer_check oops=panic panic=-1"
+	# slub_debug catches memory bugs in tests; a benchmark measures the
+	# allocator as users run it (VRNIC_VM_SLUB_DEBUG overrides either).
+	if [[ $mode == bench ]]; then
+		slub=${VRNIC_VM_SLUB_DEBUG-}
+	else
+		slub=${VRNIC_VM_SLUB_DEBUG-FZPU}
+	fi
+	append="console=ttyS0 loglevel=5${slub:+ slub_debug=$slub} no_timer_check oops=panic panic=-1"
 	append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 
