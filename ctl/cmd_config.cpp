@@ -2,6 +2,7 @@
 // rdmactl config dump [DEV]; rdmactl apply -f FILE [--dry-run]
 #include "cli.h"
 #include "objects.h"
+#include "show.h"
 
 #include <cerrno>
 #include <cstring>
@@ -39,21 +40,12 @@ Result<DeviceConfig> read_device(Vrnic& v, const std::string& dev) {
 }
 
 void dump(Context& ctx, const std::string& dev) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
+    auto targets = open_show_targets(ctx, dev);
+    if (!targets)
         return;
-    auto v = Vrnic::open();
-    if (!v)
-        return (void)ctx.fail(v.error());
-    std::vector<std::string> devs{dev};
-    if (dev.empty()) {
-        auto all = v->devices();
-        if (!all)
-            return (void)ctx.fail(all.error());
-        devs = *all;
-    }
     Config c;
-    for (const auto& d : devs) {
-        auto dc = read_device(*v, d);
+    for (const auto& d : targets->devs) {
+        auto dc = read_device(targets->vrnic, d);
         if (!dc)
             return (void)ctx.fail(dc.error());
         c.devices.push_back(std::move(dc).value());

@@ -2,6 +2,7 @@
 // rdmactl limits|dcqcn show [DEV]; rdmactl limits|dcqcn set DEV KEY VALUE ...
 #include "cli.h"
 #include "objects.h"
+#include "show.h"
 
 #include <memory>
 #include <set>
@@ -30,38 +31,7 @@ const ParamObject<libctl::Dcqcn> kDcqcn = {"dcqcn", libctl::dcqcn_params, &Vrnic
                                            &Vrnic::set_dcqcn, dcqcn_to_json};
 
 template <typename S> void show(Context& ctx, const ParamObject<S>& obj, const std::string& dev) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
-        return;
-    auto v = Vrnic::open();
-    if (!v) {
-        ctx.fail(v.error());
-        return;
-    }
-    std::vector<std::string> devs{dev};
-    if (dev.empty()) {
-        auto all = v->devices();
-        if (!all) {
-            ctx.fail(all.error());
-            return;
-        }
-        devs = *all;
-    }
-    json out = json::array();
-    for (const auto& d : devs) {
-        auto s = ((*v).*obj.get)(d);
-        if (!s) {
-            ctx.fail(s.error());
-            return;
-        }
-        json j = json::object();
-        j["dev_name"] = d;
-        j[obj.name] = obj.to_json(*s);
-        out.push_back(std::move(j));
-    }
-    ctx.emit(dev.empty() ? out : out[0], [&] {
-        for (const json& j : out)
-            print_kv(ctx.out, j);
-    });
+    show_object(ctx, dev, obj.name, obj.get, obj.to_json);
 }
 
 template <typename S>

@@ -4,6 +4,7 @@
 //   [cnp_dscp N] [cnp_prio N]
 #include "cli.h"
 #include "objects.h"
+#include "show.h"
 
 #include <memory>
 #include <set>
@@ -20,38 +21,7 @@ using libctl::Qos;
 using libctl::Vrnic;
 
 void show(Context& ctx, const std::string& dev) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
-        return;
-    auto v = Vrnic::open();
-    if (!v) {
-        ctx.fail(v.error());
-        return;
-    }
-    std::vector<std::string> devs{dev};
-    if (dev.empty()) {
-        auto all = v->devices();
-        if (!all) {
-            ctx.fail(all.error());
-            return;
-        }
-        devs = *all;
-    }
-    json out = json::array();
-    for (const auto& d : devs) {
-        auto q = v->qos(d);
-        if (!q) {
-            ctx.fail(q.error());
-            return;
-        }
-        json j = json::object();
-        j["dev_name"] = d;
-        j["qos"] = qos_to_json(*q);
-        out.push_back(std::move(j));
-    }
-    ctx.emit(dev.empty() ? out : out[0], [&] {
-        for (const json& j : out)
-            print_kv(ctx.out, j);
-    });
+    show_object(ctx, dev, "qos", &Vrnic::qos, qos_to_json);
 }
 
 // "3,4" or "none" to a priority bitmap.

@@ -155,19 +155,9 @@ Result<Nldev> Nldev::open() {
 }
 
 Result<std::vector<Port>> Nldev::ports(uint32_t dev_index) {
-    std::vector<Port> out;
     Message msg = Message::nldev(RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
     msg.put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-    Status st = sk_.transact(msg, "list ports", [&](const nlmsghdr* nlh) -> Status {
-        auto p = parse_port(nlh);
-        if (!p)
-            return p.error();
-        out.push_back(std::move(p).value());
-        return ok_status();
-    });
-    if (!st)
-        return st.error();
-    return out;
+    return sk_.collect_replies(msg, "list ports", parse_port);
 }
 
 // Best effort: the driver id is only known through the uverbs client.
@@ -189,18 +179,11 @@ std::optional<uint32_t> Nldev::uverbs_driver_id(uint32_t dev_index) {
 }
 
 Result<std::vector<Device>> Nldev::devices() {
-    std::vector<Device> out;
     Message msg = Message::nldev(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
-    Status st = sk_.transact(msg, "list RDMA devices", [&](const nlmsghdr* nlh) -> Status {
-        auto d = parse_device(nlh);
-        if (!d)
-            return d.error();
-        out.push_back(std::move(d).value());
-        return ok_status();
-    });
-    if (!st)
-        return st.error();
-    for (Device& d : out) {
+    auto out = sk_.collect_replies(msg, "list RDMA devices", parse_device);
+    if (!out)
+        return out.error();
+    for (Device& d : *out) {
         auto p = ports(d.dev_index);
         // A device unregistered between the two dumps simply has no ports.
         if (!p && p.error().err != ENODEV && p.error().err != EINVAL) {

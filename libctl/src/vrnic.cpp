@@ -216,6 +216,20 @@ Result<Qos> parse_qos_nest(const nlattr* nest) {
     return q;
 }
 
+// A limits, dcqcn or qos reply: the device's top-level attributes around
+// the one nest @p nest_attr, which is required and read by @p parse_nest.
+template <typename T>
+Result<T> parse_object_reply(const nlmsghdr* nlh, std::string* dev, int nest_attr,
+                             const char* object, Result<T> (*parse_nest)(const nlattr*)) {
+    auto a = parse_top(nlh, dev);
+    if (!a)
+        return a.error();
+    const nlattr* nest = a->raw(nest_attr);
+    if (!nest)
+        return protocol_error(std::string("reply without ") + object);
+    return parse_nest(nest);
+}
+
 } // namespace
 
 // ---- parameter tables ------------------------------------------------------
@@ -458,33 +472,15 @@ Message build_qos_set(uint16_t family, const std::string& dev, const Qos& q) {
 // ---- parsing -----------------------------------------------------------------
 
 Result<Limits> parse_limits(const nlmsghdr* nlh, std::string* dev) {
-    auto a = parse_top(nlh, dev);
-    if (!a)
-        return a.error();
-    const nlattr* nest = a->raw(VRNIC_ATTR_LIMITS);
-    if (!nest)
-        return protocol_error("reply without limits");
-    return parse_limits_nest(nest);
+    return parse_object_reply(nlh, dev, VRNIC_ATTR_LIMITS, "limits", parse_limits_nest);
 }
 
 Result<Dcqcn> parse_dcqcn(const nlmsghdr* nlh, std::string* dev) {
-    auto a = parse_top(nlh, dev);
-    if (!a)
-        return a.error();
-    const nlattr* nest = a->raw(VRNIC_ATTR_DCQCN);
-    if (!nest)
-        return protocol_error("reply without dcqcn");
-    return parse_dcqcn_nest(nest);
+    return parse_object_reply(nlh, dev, VRNIC_ATTR_DCQCN, "dcqcn", parse_dcqcn_nest);
 }
 
 Result<Qos> parse_qos(const nlmsghdr* nlh, std::string* dev) {
-    auto a = parse_top(nlh, dev);
-    if (!a)
-        return a.error();
-    const nlattr* nest = a->raw(VRNIC_ATTR_QOS);
-    if (!nest)
-        return protocol_error("reply without qos");
-    return parse_qos_nest(nest);
+    return parse_object_reply(nlh, dev, VRNIC_ATTR_QOS, "qos", parse_qos_nest);
 }
 
 Result<Gid> parse_gid(const nlmsghdr* nlh) {
@@ -670,40 +666,18 @@ Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
 }
 
 Result<std::vector<Gid>> Vrnic::gids(const std::optional<std::string>& dev) {
-    std::vector<Gid> out;
     Message m = build_get(family_.id, VRNIC_CMD_GID_GET, dev, true);
-    Status st = sk_.transact(m, "list gids" + (dev ? " of " + *dev : std::string()),
-                             [&](const nlmsghdr* nlh) -> Status {
-                                 auto g = parse_gid(nlh);
-                                 if (!g)
-                                     return g.error();
-                                 out.push_back(std::move(g).value());
-                                 return ok_status();
-                             });
-    if (!st)
-        return st.error();
-    return out;
+    return sk_.collect_replies(m, "list gids" + (dev ? " of " + *dev : std::string()), parse_gid);
 }
 
 Result<std::vector<Stats>> Vrnic::stats(const std::optional<std::string>& dev) {
-    std::vector<Stats> out;
     Message m = build_get(family_.id, VRNIC_CMD_STATS_GET, dev, !dev);
-    Status st = sk_.transact(m, "read counters" + (dev ? " of " + *dev : std::string()),
-                             [&](const nlmsghdr* nlh) -> Status {
-                                 auto s = parse_stats(nlh);
-                                 if (!s)
-                                     return s.error();
-                                 out.push_back(std::move(s).value());
-                                 return ok_status();
-                             });
-    if (!st)
-        return st.error();
-    return out;
+    return sk_.collect_replies(m, "read counters" + (dev ? " of " + *dev : std::string()),
+                               parse_stats);
 }
 
 Result<std::vector<Stats>> Vrnic::qp_stats(const std::optional<std::string>& dev,
                                            const std::optional<uint32_t>& qpn) {
-    std::vector<Stats> out;
     bool one = dev && qpn;
     Message m = build_get(family_.id, VRNIC_CMD_QP_STATS_GET, dev, !one);
     if (one)
@@ -713,16 +687,7 @@ Result<std::vector<Stats>> Vrnic::qp_stats(const std::optional<std::string>& dev
         ctx += " of " + *dev;
     if (qpn)
         ctx += " qp " + std::to_string(*qpn);
-    Status st = sk_.transact(m, ctx, [&](const nlmsghdr* nlh) -> Status {
-        auto s = parse_stats(nlh);
-        if (!s)
-            return s.error();
-        out.push_back(std::move(s).value());
-        return ok_status();
-    });
-    if (!st)
-        return st.error();
-    return out;
+    return sk_.collect_replies(m, ctx, parse_stats);
 }
 
 Status Vrnic::monitor(const std::function<Status(const ConfigEvent&)>& on_event) {

@@ -88,6 +88,19 @@ TEST(Vrnic, QosSetRoundTripWithMaps) {
     EXPECT_EQ(trust_name(*back->trust), "dscp");
 }
 
+TEST(Vrnic, ReplyWithoutItsNestIsAProtocolError) {
+    // A reply that lacks the object's nest must not pass as an empty object.
+    Message m = Message::genl(kFamily, VRNIC_CMD_QOS_GET, 1, 0);
+    m.put_string(VRNIC_ATTR_DEV_NAME, "vrnic0");
+    std::string dev;
+    auto q = parse_qos(m.header(), &dev);
+    ASSERT_FALSE(q);
+    EXPECT_EQ(q.error().err, EPROTO);
+    EXPECT_EQ(q.error().extack, "reply without qos");
+    EXPECT_EQ(dev, "vrnic0");
+    EXPECT_FALSE(parse_limits(m.header()));
+}
+
 TEST(Vrnic, ParamTablesMatchUapi) {
     EXPECT_EQ(limits_params().size(),
               static_cast<size_t>(VRNIC_LIMITS_ATTR_MAX - VRNIC_LIMITS_ATTR_PAD));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <linux/netlink.h>
@@ -112,6 +113,25 @@ public:
     /// reply that belongs to it to @p on_reply until the final ACK, error or
     /// NLMSG_DONE.  Kernel errors come back with their extack text.
     Status transact(Message& msg, const std::string& context, const Handler& on_reply = {});
+
+    /// transact() for requests (mostly dumps) whose every reply is one item:
+    /// returns what @p parse makes of each; a reply it rejects ends the
+    /// request with its error.
+    template <typename T>
+    Result<std::vector<T>> collect_replies(Message& msg, const std::string& context,
+                                           Result<T> (*parse)(const nlmsghdr*)) {
+        std::vector<T> items;
+        Status st = transact(msg, context, [&](const nlmsghdr* nlh) -> Status {
+            auto item = parse(nlh);
+            if (!item)
+                return item.error();
+            items.push_back(std::move(item).value());
+            return ok_status();
+        });
+        if (!st)
+            return st.error();
+        return items;
+    }
 
     /// Joins multicast group @p group and waits for messages; each is passed
     /// to @p on_event until it returns an error.  Never returns on success.
