@@ -56,6 +56,25 @@ static void vrnic_comp_enter_error(struct vrnic_qp *qp)
 }
 
 /**
+ * vrnic_comp_sq_drained - report IB_EVENT_SQ_DRAINED once it is true
+ * @qp: the QP, @sq_lock held
+ *
+ * IBA 11.6.3.3 / 10.3.1: in SQD the requester starts no new WQE; once
+ * every WQE it started has completed the QP is drained, which the
+ * consumer learns by this event (once per entry into SQD).
+ */
+void vrnic_comp_sq_drained(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!xp->sqd_pending || READ_ONCE(qp->state) != IB_QPS_SQD ||
+	    vrnic_sq_cons(qp) != xp->init_idx)
+		return;
+	xp->sqd_pending = false;
+	vrnic_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
+/**
  * vrnic_comp_retire - complete the finished WQEs at the head of the SQ
  * @qp: the QP, @sq_lock held
  *
@@ -89,6 +108,7 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 			return;
 		}
 	}
+	vrnic_comp_sq_drained(qp);
 }
 
 /**

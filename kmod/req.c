@@ -856,6 +856,14 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->retry_left = qp->attr.retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
 		xp->rnr_left = qp->attr.rnr_retry;
+	if (mask & IB_QP_STATE) {
+		/* IBA 11.2.5.2: the event only when asked for. */
+		xp->sqd_pending = attr->qp_state == IB_QPS_SQD &&
+				  (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				  attr->en_sqd_async_notify;
+		/* Nothing outstanding: drained right away. */
+		vrnic_comp_sq_drained(qp);
+	}
 	spin_unlock_bh(&xp->sq_lock);
 	/* A doorbell may have found the lock taken by us. */
 	smp_mb();

@@ -123,6 +123,7 @@ struct vrnic_qp_xport {
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */
 	bool sq_err;			/* a WQE failed: only flush from now */
+	bool sqd_pending;		/* SQD: report SQ_DRAINED when idle */
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct work_struct req_work;
@@ -230,6 +231,7 @@ void vrnic_dma_seek(struct vrnic_dma *dma, u32 off);
 /* comp.c */
 void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_retire(struct vrnic_qp *qp);
+void vrnic_comp_sq_drained(struct vrnic_qp *qp);
 void vrnic_comp_error(struct vrnic_qp *qp);
 void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st);
 

@@ -34,13 +34,13 @@ RXE_IP=10.112.0.1
 
 # name tool size iterations metric
 ROWS=(
-	"write_bw_64KiB ib_write_bw 65536 200 bw"
-	"read_bw_64KiB ib_read_bw 65536 200 bw"
-	"send_bw_64KiB ib_send_bw 65536 200 bw"
-	"write_rate_64B ib_write_bw 64 2000 rate"
-	"write_lat_2B ib_write_lat 2 200 lat"
-	"send_lat_2B ib_send_lat 2 200 lat"
-	"read_lat_2B ib_read_lat 2 200 lat"
+	"write_bw_64KiB ib_write_bw 65536 1000 bw"
+	"read_bw_64KiB ib_read_bw 65536 1000 bw"
+	"send_bw_64KiB ib_send_bw 65536 1000 bw"
+	"write_rate_64B ib_write_bw 64 10000 rate"
+	"write_lat_2B ib_write_lat 2 1000 lat"
+	"send_lat_2B ib_send_lat 2 1000 lat"
+	"read_lat_2B ib_read_lat 2 1000 lat"
 )
 
 declare -A RESULT
@@ -104,16 +104,26 @@ perf_run() {
 	fi
 }
 
-rxe_setup() {
-	modprobe rdma_rxe || return 1
+# The netdev both drivers take in turn: one veth end in this namespace.
+bench_netdev() {
+	ip link show "$RXE_IF" >/dev/null 2>&1 && return 0
 	ip link add "$RXE_IF" type veth peer name "$RXE_PEER" || return 1
 	defer ip link delete "$RXE_IF"
 	ip addr add "$RXE_IP/24" dev "$RXE_IF"
 	ip link set "$RXE_PEER" up
 	ip link set "$RXE_IF" up
-	rdma link add rxe0 type rxe netdev "$RXE_IF" || return 1
-	defer rdma link delete rxe0
-	wait_for 10 roce_gid_index rxe0 "$RXE_IP" >/dev/null
+}
+
+# bench_device NAME TYPE: a RoCE device on the bench netdev, with its GID.
+bench_device() {
+	rdma link add "$1" type "$2" netdev "$RXE_IF" || return 1
+	defer rdma link delete "$1"
+	wait_for 10 roce_gid_index "$1" "$RXE_IP" >/dev/null
+}
+
+rxe_setup() {
+	modprobe rdma_rxe || return 1
+	bench_netdev && bench_device rxe0 rxe
 }
 
 rxe_teardown() {
@@ -124,17 +134,7 @@ rxe_teardown() {
 
 vrnic_setup() {
 	if [[ $VRNIC_TOPO == loop ]]; then
-		# The veth rxe used (rxe_setup created it, or we do now).
-		if ! ip link show "$RXE_IF" >/dev/null 2>&1; then
-			ip link add "$RXE_IF" type veth peer name "$RXE_PEER" || return 1
-			defer ip link delete "$RXE_IF"
-			ip addr add "$RXE_IP/24" dev "$RXE_IF"
-			ip link set "$RXE_PEER" up
-			ip link set "$RXE_IF" up
-		fi
-		rdma link add vrnic0 type vrnic netdev "$RXE_IF" || return 1
-		defer rdma link delete vrnic0
-		wait_for 10 roce_gid_index vrnic0 "$RXE_IP" >/dev/null
+		bench_netdev && bench_device vrnic0 vrnic
 		return
 	fi
 	veth_setup || return 1

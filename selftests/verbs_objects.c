@@ -820,6 +820,85 @@ TEST_F(vdev, srq_limit_event)
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
 }
 
+/* Wait for the next async event; 0 or -1 (none within @ms). */
+static int vb_async_event_within(struct ibv_context *ctx,
+				 struct ibv_async_event *ev, int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -1;
+	return ibv_get_async_event(ctx, ev);
+}
+
+static int vb_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	return vb_async_event_within(ctx, ev, VB_TIMEOUT_MS);
+}
+
+/*
+ * RTS -> SQD with IBV_QP_EN_SQD_ASYNC_NOTIFY: the SQ stops taking new
+ * WQEs, the ones already started complete, then IBV_EVENT_SQ_DRAINED;
+ * WQEs posted in SQD wait and go out after SQD -> RTS.
+ */
+TEST_F(vdev, sqd_drains_and_resumes)
+{
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a = {};
+	struct ibv_qp *qa, *qb;
+	struct ibv_wc wc[8];
+	static char buf[64];
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	int i;
+
+	cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	qa = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	qb = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, qa);
+	ASSERT_NE(NULL, qb);
+	ASSERT_EQ(0, vb_rc_connect(self, qa, qb));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, vb_post_recv(qb, NULL, mr, 200 + i));
+
+	/* Traffic, then SQD: drained as soon as it is acknowledged. */
+	ASSERT_EQ(0, vb_post_send(qa, mr, 8, 1));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	ASSERT_EQ(0, ibv_modify_qp(qa, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	ASSERT_EQ(0, vb_async_event(self->ctx, &ev)) TH_LOG("no SQ drained");
+	EXPECT_EQ(IBV_EVENT_SQ_DRAINED, (int)ev.event_type);
+	EXPECT_EQ(qa, ev.element.qp);
+	ibv_ack_async_event(&ev);
+	ASSERT_EQ(2, vb_poll(cq, wc, 2)) TH_LOG("send + receive");
+	EXPECT_EQ(IBV_QPS_SQD, vb_state(qa));
+
+	/* Posted in SQD: not sent until the QP is back in RTS. */
+	ASSERT_EQ(0, vb_post_send(qa, mr, 8, 2));
+	usleep(200 * 1000);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 8, wc));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(qa, &a, IBV_QP_STATE));
+	ASSERT_EQ(2, vb_poll(cq, wc, 2)) TH_LOG("send posted in SQD");
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(IBV_WC_SUCCESS, (int)wc[i].status);
+
+	/* Without the notify flag: no event. */
+	a.qp_state = IBV_QPS_SQD;
+	ASSERT_EQ(0, ibv_modify_qp(qa, &a, IBV_QP_STATE));
+	EXPECT_EQ(IBV_QPS_SQD, vb_state(qa));
+	EXPECT_EQ(-1, vb_async_event_within(self->ctx, &ev, 300));
+
+	EXPECT_EQ(0, ibv_destroy_qp(qa));
+	EXPECT_EQ(0, ibv_destroy_qp(qb));
+	EXPECT_EQ(0, ibv_dereg_mr(mr));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
 /* ---- MR ---- */
 
 TEST_F(vdev, mr_access_flags)

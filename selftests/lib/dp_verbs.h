@@ -23,7 +23,10 @@ struct dp_qp {
 	struct dp_dev *dev;
 };
 
-static int dp_timeout_ms(void)
+/* Not every test uses every helper. */
+#define DP_MAYBE_UNUSED __attribute__((unused))
+
+static DP_MAYBE_UNUSED int dp_timeout_ms(void)
 {
 	const char *s = getenv("DP_TIMEOUT_MS");
 
@@ -129,8 +132,8 @@ static void dp_qp_destroy(struct dp_qp *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static int dp_qp_create(struct dp_qp *q, struct dp_dev *d, int max_sge,
-			int qp_access)
+static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
+					int max_sge, int qp_access)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
@@ -173,8 +176,9 @@ err_destroy:
 }
 
 /* INIT -> RTR -> RTS towards @peer, RoCE v2 addressing through its GID. */
-static int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer, enum ibv_mtu mtu,
-			 uint32_t sq_psn, uint32_t rq_psn)
+static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
+					 enum ibv_mtu mtu, uint32_t sq_psn,
+					 uint32_t rq_psn)
 {
 	int rd = q->dev->attr.max_qp_rd_atom < 16 ?
 		 q->dev->attr.max_qp_rd_atom : 16;
