@@ -93,7 +93,7 @@ bench: deps
 lint: ksrc
 	$(KSRC)/checkpatch.pl --no-tree --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f kmod/*.c kmod/*.h uapi/*.h
+		-f $$(git ls-files 'kmod/*.c' 'kmod/*.h' 'uapi/*.h')
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 CF="-D__CHECK_ENDIAN__" \
 		modules > $(BUILD)/sparse.log 2>&1
 	@if grep -E '(warning|error):' $(BUILD)/sparse.log; then \
