@@ -282,7 +282,6 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&vrnic_dev_mutex);
 
 	vrnic_verbs_cleanup(vdev);
-	vrnic_loop_cleanup(vdev);
 	vrnic_udp_put(vdev);
 	vrnic_config_free(vdev);
 	free_percpu(vdev->stats);
@@ -366,7 +365,6 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto err_put_ndev;
 	}
-	vrnic_loop_init(vdev);
 	vrnic_limits_init(&vdev->limits);
 	err = vrnic_config_alloc(vdev);
 	if (err)

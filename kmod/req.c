@@ -1000,6 +1000,7 @@ int __init vrnic_wire_init(void)
 	int err;
 
 	vrnic_opcode_init();
+	vrnic_loop_init();
 	err = vrnic_icrc_init();
 	if (err)
 		return err;
@@ -1013,6 +1014,7 @@ int __init vrnic_wire_init(void)
 
 void vrnic_wire_exit(void)
 {
+	vrnic_loop_exit();
 	destroy_workqueue(vrnic_wq);
 	vrnic_icrc_exit();
 }

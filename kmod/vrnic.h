@@ -105,13 +105,6 @@ struct vrnic_dev {
 
 	struct vrnic_counters __percpu *stats;
 
-	/*
-	 * Packets other vrnic QPs of this host sent to this device: they
-	 * skip the IP stack and wait here for @loop_task (xmit.c), one FIFO
-	 * so a QP's packets stay in order.  Each holds a device reference.
-	 */
-	struct sk_buff_head loop_q;
-	struct tasklet_struct loop_task;
 
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
@@ -216,8 +209,8 @@ void vrnic_net_exit(void);
 int vrnic_rcv(struct sk_buff *skb);
 int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local);
 struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb);
-void vrnic_loop_init(struct vrnic_dev *vdev);
-void vrnic_loop_cleanup(struct vrnic_dev *vdev);
+void vrnic_loop_init(void);
+void vrnic_loop_exit(void);
 
 /* req.c: wire engine setup (ICRC, workqueue); call from module init/exit */
 int vrnic_wire_init(void);

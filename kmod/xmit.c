@@ -146,22 +146,43 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
  * Local delivery.  A packet for an address of this host would go down
  * the IP stack to the loopback device, through its per-CPU backlog and
  * up the stack again, only to come back to vrnic_rcv().  Instead it goes
- * straight to the receiving device's queue: no routing, netfilter or
- * ICRC work for bytes that never leave memory, and one FIFO per device,
- * so packets of a QP cannot overtake each other the way they can in
- * two CPUs' backlogs.  The headers are complete, as on the wire, except
- * for the ICRC.
+ * straight to a per-CPU FIFO drained by a per-CPU tasklet: no routing,
+ * netfilter or ICRC work for bytes that never leave memory.  Per CPU,
+ * like the backlog it replaces: a QP sends from one CPU while it has
+ * packets in flight (vrnic_req_cpu_ok()), so its packets stay in order,
+ * and two CPUs never contend for one queue.  The headers are complete,
+ * as on the wire, except for the ICRC.
  */
 #define VRNIC_LOOP_QLEN		4096	/* beyond: dropped, RC resends */
 #define VRNIC_LOOP_BUDGET	64	/* packets per tasklet run */
+
+struct vrnic_loop {
+	struct sk_buff_head queue;
+	struct tasklet_struct task;
+};
+
+static DEFINE_PER_CPU(struct vrnic_loop, vrnic_loops);
+
+/* skb->cb of a queued packet: the receiving device (a reference). */
+struct vrnic_loop_cb {
+	struct vrnic_dev *to;
+};
+
+static struct vrnic_loop_cb *vrnic_loop_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vrnic_loop_cb) > sizeof(skb->cb));
+	return (struct vrnic_loop_cb *)skb->cb;
+}
 
 static bool vrnic_dst_is_local(const struct dst_entry *dst)
 {
 	return dst->dev->flags & IFF_LOOPBACK;
 }
 
+/* Called with BHs disabled or in softirq context (under @sq_lock/@rq_lock). */
 static int vrnic_loop_xmit(struct sk_buff *skb)
 {
+	struct vrnic_loop *loop;
 	struct vrnic_dev *to;
 
 	to = vrnic_dev_from_daddr(skb);	/* takes a device reference */
@@ -170,45 +191,61 @@ static int vrnic_loop_xmit(struct sk_buff *skb)
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
-	if (skb_queue_len(&to->loop_q) >= VRNIC_LOOP_QLEN) {
+	loop = this_cpu_ptr(&vrnic_loops);
+	if (skb_queue_len(&loop->queue) >= VRNIC_LOOP_QLEN) {
 		ib_device_put(&to->ibdev);
 		kfree_skb(skb);
 		return -ENOBUFS;
 	}
 	skb->dev = to->ndev;
 	skb->pkt_type = PACKET_HOST;
-	skb_queue_tail(&to->loop_q, skb);
-	tasklet_schedule(&to->loop_task);
+	vrnic_loop_cb(skb)->to = to;
+	skb_queue_tail(&loop->queue, skb);
+	tasklet_schedule(&loop->task);
 	return 0;
 }
 
 static void vrnic_loop_run(struct tasklet_struct *t)
 {
-	struct vrnic_dev *vdev = from_tasklet(vdev, t, loop_task);
-	struct sk_buff *skb;
+	struct vrnic_loop *loop = from_tasklet(loop, t, task);
 	int budget = VRNIC_LOOP_BUDGET;
+	struct sk_buff *skb;
 
-	while (budget-- && (skb = skb_dequeue(&vdev->loop_q)))
-		vrnic_rcv_dev(vdev, skb, true);	/* drops the reference */
-	if (!skb_queue_empty(&vdev->loop_q))
+	while (budget-- && (skb = skb_dequeue(&loop->queue)))
+		/* Drops the reference taken by vrnic_loop_xmit(). */
+		vrnic_rcv_dev(vrnic_loop_cb(skb)->to, skb, true);
+	if (!skb_queue_empty(&loop->queue))
 		tasklet_schedule(t);
 }
 
-void vrnic_loop_init(struct vrnic_dev *vdev)
+void vrnic_loop_init(void)
 {
-	skb_queue_head_init(&vdev->loop_q);
-	tasklet_setup(&vdev->loop_task, vrnic_loop_run);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct vrnic_loop *loop = per_cpu_ptr(&vrnic_loops, cpu);
+
+		skb_queue_head_init(&loop->queue);
+		tasklet_setup(&loop->task, vrnic_loop_run);
+	}
 }
 
 /*
- * Every queued packet holds a reference on the device, and ib_core
- * waits for all of them before dealloc_driver: the queue is empty here.
+ * Module exit, after every device is gone: each queued packet held a
+ * reference on its device and ib_core waited for all of them, so the
+ * queues are empty.
  */
-void vrnic_loop_cleanup(struct vrnic_dev *vdev)
+void vrnic_loop_exit(void)
 {
-	tasklet_kill(&vdev->loop_task);
-	WARN_ON_ONCE(!skb_queue_empty(&vdev->loop_q));
-	skb_queue_purge(&vdev->loop_q);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct vrnic_loop *loop = per_cpu_ptr(&vrnic_loops, cpu);
+
+		tasklet_kill(&loop->task);
+		WARN_ON_ONCE(!skb_queue_empty(&loop->queue));
+		skb_queue_purge(&loop->queue);
+	}
 }
 
 static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
