@@ -17,8 +17,13 @@
  * access through the MR's own rkey.
  *
  * Locking: mw->lock (IRQ-safe) protects the binding (@key, @state, @mr,
- * @addr, @length, @access, @qpn).  It nests outside nothing: the MR's
- * @num_mw is changed under the mr_xa lock (bind) or atomically (unbind).
+ * @addr, @length, @access, @qpn); no other lock is taken under it.  The
+ * MR's @num_mw is raised under the mr_xa lock (vrnic_mr_bind_mw(), before
+ * mw->lock is taken) and dropped atomically after mw->lock is released.
+ *
+ * A type 2 window stays bound when its QP is destroyed: nothing can use or
+ * invalidate it any more, and it keeps its MR registered until it is
+ * deallocated.
  */
 
 #include <linux/slab.h>
