@@ -154,7 +154,9 @@ static int vrnic_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = READ_ONCE(lim->max_sge);
 	attr->max_recv_sge = READ_ONCE(lim->max_sge);
@@ -162,8 +164,7 @@ static int vrnic_query_device(struct ib_device *ibdev,
 	attr->max_cq = READ_ONCE(lim->max_cq);
 	attr->max_cqe = READ_ONCE(lim->max_cqe);
 	attr->max_mr = READ_ONCE(lim->max_mr);
-	/* Memory windows are not implemented (ibv_alloc_mw: EOPNOTSUPP). */
-	attr->max_mw = 0;
+	attr->max_mw = VRNIC_MAX_MW;
 	attr->max_pd = READ_ONCE(lim->max_pd);
 	attr->max_qp_rd_atom = READ_ONCE(lim->max_qp_rd_atom);
 	attr->max_qp_init_rd_atom = READ_ONCE(lim->max_qp_rd_atom);

@@ -7,6 +7,9 @@
  * stale key of a deregistered region does not match the next region that
  * reuses the slot, and fast-reg consumers may pick a new byte for each
  * IB_WR_REG_MR (IBA 10.6.3.4).  lkey and rkey are the same value.
+ *
+ * Memory windows (mw.c) take their keys from the same table; their
+ * entries are tagged VRNIC_KEY_TAG_MW and are invisible to MR lookups.
  */
 
 #include <linux/highmem.h>
@@ -56,6 +59,7 @@ static struct vrnic_mr *vrnic_mr_alloc(struct ib_pd *ibpd, u8 type)
 	}
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
+	atomic_set(&mr->num_mw, 0);
 	mr->type = type;
 	/* ib_core sets it too, but only after lookups can see the MR. */
 	mr->ibmr.pd = ibpd;
@@ -234,8 +238,19 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vrnic_dev *vdev = to_vdev(ibmr->device);
 	struct vrnic_mr *mr = to_vmr(ibmr);
 
+	/*
+	 * IBA 10.6.7: a region with windows bound to it is
+	 * not deregistered.  vrnic_mr_bind_mw() counts a new binding under
+	 * the same lock, and only while the MR is still in the table.
+	 */
+	xa_lock_irq(&vdev->mr_xa);
+	if (atomic_read(&mr->num_mw)) {
+		xa_unlock_irq(&vdev->mr_xa);
+		return -EBUSY;
+	}
 	/* IBA 10.6.4: once deregistered, no access may succeed. */
-	xa_erase_irq(&vdev->mr_xa, VRNIC_MR_INDEX(mr->key));
+	__xa_erase(&vdev->mr_xa, VRNIC_MR_INDEX(mr->key));
+	xa_unlock_irq(&vdev->mr_xa);
 	vrnic_mr_put(mr);
 	wait_for_completion(&mr->released);
 	vrnic_mr_free(vdev, mr);
@@ -251,10 +266,38 @@ static struct vrnic_mr *vrnic_mr_find(struct vrnic_dev *vdev, u32 key)
 
 	xa_lock_irqsave(&vdev->mr_xa, flags);
 	mr = xa_load(&vdev->mr_xa, VRNIC_MR_INDEX(key));
-	if (mr && !refcount_inc_not_zero(&mr->ref))
+	/* A window's entry is tagged. */
+	if (mr && (xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	xa_unlock_irqrestore(&vdev->mr_xa, flags);
 	return mr;
+}
+
+/**
+ * vrnic_mr_bind_mw - count a window binding on @mr
+ * @mr: the MR, with a lookup reference
+ *
+ * Return: 0, or -EINVAL if @mr is being deregistered.
+ */
+int vrnic_mr_bind_mw(struct vrnic_mr *mr)
+{
+	struct vrnic_dev *vdev = to_vdev(mr->ibmr.device);
+	unsigned long flags;
+	int err = -EINVAL;
+
+	xa_lock_irqsave(&vdev->mr_xa, flags);
+	if (xa_load(&vdev->mr_xa, VRNIC_MR_INDEX(mr->key)) == mr) {
+		atomic_inc(&mr->num_mw);
+		err = 0;
+	}
+	xa_unlock_irqrestore(&vdev->mr_xa, flags);
+	return err;
+}
+
+/* Drop a binding counted by vrnic_mr_bind_mw(). */
+void vrnic_mr_unbind_mw(struct vrnic_mr *mr)
+{
+	atomic_dec(&mr->num_mw);
 }
 
 void vrnic_mr_put(struct vrnic_mr *mr)
@@ -303,6 +346,28 @@ struct vrnic_mr *vrnic_mr_get(struct vrnic_pd *pd, u32 key, u64 iova,
 err_put:
 	vrnic_mr_put(mr);
 	return ERR_PTR(err);
+}
+
+/**
+ * vrnic_rkey_get - look up and check the target of a remote access
+ * @qp: the QP the request came on
+ * @key: the rkey, of an MR or of a memory window
+ * @iova: first byte accessed
+ * @length: bytes accessed
+ * @access: IB_ACCESS_REMOTE_* bits needed
+ *
+ * Return: as vrnic_mr_get(); for a window, the MR it is bound to.
+ */
+struct vrnic_mr *vrnic_rkey_get(struct vrnic_qp *qp, u32 key, u64 iova,
+				u64 length, int access)
+{
+	struct vrnic_mr *mr, *wmr;
+
+	mr = vrnic_mr_get(qp->pd, key, iova, length, access);
+	if (PTR_ERR(mr) != -EINVAL)
+		return mr;
+	wmr = vrnic_mw_get(qp, key, iova, length, access);
+	return PTR_ERR(wmr) == -ENOENT ? mr : wmr;
 }
 
 /* ------------------------------------------------------- data movement */
@@ -511,14 +576,19 @@ int vrnic_mr_fast_reg(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
  * @qp: the QP the request came on
  * @key: the key to invalidate
  *
- * Only fast-reg MRs can be invalidated (IBA 10.6.5).
+ * Only fast-reg MRs and type 2 windows can be invalidated (IBA 10.6.5,
+ * 10.6.7).
  * Return: 0 or -EINVAL.
  */
 int vrnic_mr_invalidate(struct vrnic_qp *qp, u32 key)
 {
 	struct vrnic_mr *mr;
-	int err = -EINVAL;
+	int err;
 
+	err = vrnic_mw_invalidate(qp, key);
+	if (err != -ENOENT)
+		return err;
+	err = -EINVAL;
 	mr = vrnic_mr_find(vrnic_qp_dev(qp), key);
 	if (!mr)
 		return -EINVAL;

@@ -47,6 +47,9 @@
 #define VRNIC_CAP_MAX_AH		0x100000
 #define VRNIC_CAP_MAX_QP_RD_ATOM	128
 
+/* Memory windows per device (fixed; not a netlink limit). */
+#define VRNIC_MAX_MW			0x10000
+
 /* Pages one fast-registration MR can map (IB_WR_REG_MR). */
 #define VRNIC_MAX_FMR_PAGES		512
 

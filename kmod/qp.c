@@ -737,9 +737,10 @@ static bool vrnic_user_opcode_ok(u32 opcode)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
 		return true;
 	default:
-		/* IB_WR_REG_MR is for kernel consumers; no memory windows. */
+		/* IB_WR_REG_MR is for kernel consumers. */
 		return false;
 	}
 }
@@ -812,6 +813,16 @@ static void vrnic_sq_copy_user(struct vrnic_qp *qp, u32 pos,
 		wqe->wr.atomic.swap = wr.wr.atomic.swap;
 		wqe->wr.atomic.rkey = wr.wr.atomic.rkey;
 		break;
+	case IB_WR_BIND_MW:
+		/* No data segment: librxe posts num_sge 0, length 0. */
+		wqe->wr.mw.addr = wr.wr.mw.addr;
+		wqe->wr.mw.length = wr.wr.mw.length;
+		wqe->wr.mw.mr_lkey = wr.wr.mw.mr_lkey;
+		wqe->wr.mw.mw_rkey = wr.wr.mw.mw_rkey;
+		wqe->wr.mw.rkey = wr.wr.mw.rkey;
+		wqe->wr.mw.access = wr.wr.mw.access;
+		wqe->status = IB_WC_SUCCESS;
+		return;
 	default:
 		break;
 	}
@@ -900,6 +911,8 @@ static enum ib_wc_opcode vrnic_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

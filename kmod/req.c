@@ -139,6 +139,7 @@ static bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
 		return type == IB_QPT_RC;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
 		return type == IB_QPT_RC || type == IB_QPT_UC;
 	default:
 		return false;
@@ -181,6 +182,11 @@ static bool vrnic_req_init(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
 		return true;
 	case IB_WR_REG_MR:
 		err = vrnic_mr_fast_reg(qp, wqe);
+		vrnic_wqe_done(wqe, err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
+		return true;
+	case IB_WR_BIND_MW:
+		/* IBA 10.6.7: a failed bind is an error completion. */
+		err = vrnic_mw_bind(qp, wqe);
 		vrnic_wqe_done(wqe, err ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
 		return true;
 	default:

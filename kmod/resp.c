@@ -226,8 +226,8 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 			return RESP_NAK_INV;
 		/* IBA 9.7.4.1.3: a zero-length WRITE checks no rkey. */
 		if (len) {
-			mr = vrnic_mr_get(qp->pd, reth_rkey(reth), reth_va(reth),
-					  len, IB_ACCESS_REMOTE_WRITE);
+			mr = vrnic_rkey_get(qp, reth_rkey(reth), reth_va(reth),
+					    len, IB_ACCESS_REMOTE_WRITE);
 			if (IS_ERR(mr))
 				return RESP_NAK_ACC;
 			vrnic_mr_put(mr);
@@ -255,8 +255,8 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	if (pkt->paylen) {
 		/* Checked again per packet: the MR may have gone. */
-		mr = vrnic_mr_get(qp->pd, xp->wr_rkey, xp->wr_va, pkt->paylen,
-				  IB_ACCESS_REMOTE_WRITE);
+		mr = vrnic_rkey_get(qp, xp->wr_rkey, xp->wr_va, pkt->paylen,
+				    IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return RESP_NAK_ACC;
 		vrnic_mr_copy(mr, xp->wr_va, vrnic_payload(pkt), pkt->paylen,
@@ -323,8 +323,8 @@ static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
 		if (!skb)
 			return false;	/* retry from the work item */
 		if (n) {
-			mr = vrnic_mr_get(qp->pd, res->rkey, res->va, n,
-					  IB_ACCESS_REMOTE_READ);
+			mr = vrnic_rkey_get(qp, res->rkey, res->va, n,
+					    IB_ACCESS_REMOTE_READ);
 			if (IS_ERR(mr)) {
 				kfree_skb(skb);
 				res->valid = false;
@@ -386,8 +386,8 @@ static int vrnic_resp_read(struct vrnic_qp *qp, struct sk_buff *skb)
 	if (len > SZ_2G)
 		return RESP_NAK_INV;
 	if (len) {
-		mr = vrnic_mr_get(qp->pd, reth_rkey(reth), reth_va(reth), len,
-				  IB_ACCESS_REMOTE_READ);
+		mr = vrnic_rkey_get(qp, reth_rkey(reth), reth_va(reth), len,
+				    IB_ACCESS_REMOTE_READ);
 		if (IS_ERR(mr))
 			return RESP_NAK_ACC;
 		vrnic_mr_put(mr);
@@ -426,8 +426,8 @@ static int vrnic_resp_atomic(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	if (atmeth_va(a) & 7)
 		return RESP_NAK_INV;	/* IBA 9.4.5: naturally aligned */
-	mr = vrnic_mr_get(qp->pd, atmeth_rkey(a), atmeth_va(a), 8,
-			  IB_ACCESS_REMOTE_ATOMIC);
+	mr = vrnic_rkey_get(qp, atmeth_rkey(a), atmeth_va(a), 8,
+			    IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return RESP_NAK_ACC;
 	err = vrnic_mr_atomic(mr, atmeth_va(a), cas,
@@ -504,9 +504,9 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 		    res->last_psn)
 			return;
 		if (len) {
-			mr = vrnic_mr_get(qp->pd, reth_rkey(reth),
-					  reth_va(reth), len,
-					  IB_ACCESS_REMOTE_READ);
+			mr = vrnic_rkey_get(qp, reth_rkey(reth),
+					    reth_va(reth), len,
+					    IB_ACCESS_REMOTE_READ);
 			if (IS_ERR(mr)) {
 				vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS,
 					       pkt->psn);

@@ -48,11 +48,13 @@ void vrnic_verbs_cleanup(struct vrnic_dev *vdev)
 
 const struct ib_device_ops vrnic_verbs_ops = {
 	.alloc_mr = vrnic_alloc_mr,
+	.alloc_mw = vrnic_alloc_mw,
 	.create_ah = vrnic_create_ah,
 	.create_cq = vrnic_create_cq,
 	.create_qp = vrnic_create_qp,
 	.create_srq = vrnic_create_srq,
 	.create_user_ah = vrnic_create_ah,
+	.dealloc_mw = vrnic_dealloc_mw,
 	.dereg_mr = vrnic_dereg_mr,
 	.destroy_ah = vrnic_destroy_ah,
 	.destroy_cq = vrnic_destroy_cq,
@@ -77,6 +79,7 @@ const struct ib_device_ops vrnic_verbs_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrnic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vrnic_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vrnic_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vrnic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vrnic_srq, ibsrq),
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vrnic: verbs objects (PD, AH, CQ, SRQ, QP, MR) and the interface the
+ * vrnic: verbs objects (PD, AH, CQ, SRQ, QP, MR, MW) and the interface the
  * wire engine (req.c, resp.c, comp.c, recv.c) uses to reach them.
  *
  * Verbs <-> wire contract
@@ -203,7 +203,8 @@ struct vrnic_mr;
  * @ex: immediate data (big endian) or the rkey to invalidate
  * @wr: opcode-specific part; @wr.ud.av is the resolved address for UD/GSI
  *	(copied, so destroying the AH cannot affect a posted WQE);
- *	@wr.reg is IB_WR_REG_MR from kernel consumers
+ *	@wr.reg is IB_WR_REG_MR from kernel consumers; @wr.mw is
+ *	IB_WR_BIND_MW from librxe (struct rxe_send_wr's mw member)
  * @status: IB_WC_SUCCESS, or the error verbs found validating the WQE
  *	(IB_WC_LOC_QP_OP_ERR, IB_WC_LOC_LEN_ERR): the wire then must not
  *	execute it but complete it with @status and move the QP to ERR
@@ -240,6 +241,14 @@ struct vrnic_send_wqe {
 			u32 key;
 			int access;
 		} reg;
+		struct {
+			u64 addr;
+			u64 length;
+			u32 mr_lkey;
+			u32 mw_rkey;
+			u32 rkey;
+			u32 access;
+		} mw;
 	} wr;
 	u32 status;
 	struct vrnic_wqe_xport xport;
@@ -461,6 +470,8 @@ enum vrnic_mr_state {
  * @ibmr: core object; ibmr.lkey == ibmr.rkey == key
  * @ref: lookup references; the table holds one
  * @released: completed when @ref reaches zero (dereg waits for it)
+ * @num_mw: memory windows bound to the MR; dereg fails with -EBUSY while
+ *	non-zero (incremented under the mr_xa lock, see mw.c)
  * @key: the current key (lkey == rkey); a kernel consumer changes
  *	ibmr.lkey/rkey itself before posting IB_WR_REG_MR, so lookups
  *	compare against this copy, updated when the REG_MR executes
@@ -487,6 +498,7 @@ struct vrnic_mr {
 	struct ib_mr ibmr;
 	refcount_t ref;
 	struct completion released;
+	atomic_t num_mw;
 	u32 key;
 	u8 type;
 	u8 state;
@@ -572,6 +584,73 @@ int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 int vrnic_mr_fast_reg(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe);
 int vrnic_mr_invalidate(struct vrnic_qp *qp, u32 key);
 
+/*
+ * Remote access (responder): the rkey names an MR or a memory window.
+ * Same return values as vrnic_mr_get(); for a window the MR it is bound
+ * to is returned, checked against the window's range and rights.
+ */
+struct vrnic_mr *vrnic_rkey_get(struct vrnic_qp *qp, u32 key, u64 iova,
+				u64 length, int access);
+
+/* Window bindings counted on an MR (mw.c); see struct vrnic_mr. */
+int vrnic_mr_bind_mw(struct vrnic_mr *mr);
+void vrnic_mr_unbind_mw(struct vrnic_mr *mr);
+
+/* ------------------------------------------------------------------ MW */
+
+/* Tag of a window's entry in vrnic_dev.mr_xa (MR entries are untagged). */
+#define VRNIC_KEY_TAG_MW	1
+
+enum vrnic_mw_state {
+	VRNIC_MW_FREE,		/* allocated, not bound (or invalidated) */
+	VRNIC_MW_VALID,		/* bound to an MR */
+};
+
+/**
+ * struct vrnic_mw - memory window (IBA 10.6.7), type 1 or type 2B
+ * @ibmw: core object; ibmw.rkey is the key at allocation
+ * @ref: lookup references; the table holds one
+ * @released: completed when @ref reaches zero (dealloc waits for it)
+ * @lock: protects the fields below; IRQ-safe
+ * @key: the current rkey (the key byte changes with each bind)
+ * @state: enum vrnic_mw_state
+ * @access: IB_ACCESS_REMOTE_* rights the window grants
+ * @qpn: type 2: the QP the window is bound to (the only QP that may use
+ *	or invalidate it)
+ * @addr: first byte of the window, in the MR's address space
+ * @length: bytes
+ * @mr: the MR the window is bound to (counted in its @num_mw), or NULL
+ */
+struct vrnic_mw {
+	struct ib_mw ibmw;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t lock;		/* see above */
+	u32 key;
+	u8 state;
+	int access;
+	u32 qpn;
+	u64 addr;
+	u64 length;
+	struct vrnic_mr *mr;
+};
+
+static inline struct vrnic_mw *to_vmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct vrnic_mw, ibmw);
+}
+
+/*
+ * Executed by the wire: IB_WR_BIND_MW (requester) -> vrnic_mw_bind(),
+ * 0 or a negative errno (the WQE completes with IB_WC_MW_BIND_ERR).
+ * vrnic_mw_invalidate() returns -ENOENT when @key names no window (used
+ * by vrnic_mr_invalidate()); vrnic_mw_get() likewise (vrnic_rkey_get()).
+ */
+int vrnic_mw_bind(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe);
+int vrnic_mw_invalidate(struct vrnic_qp *qp, u32 key);
+struct vrnic_mr *vrnic_mw_get(struct vrnic_qp *qp, u32 key, u64 iova,
+			      u64 length, int access);
+
 /* ---------------------------------------- ib_device_ops (verbs.c) */
 
 int vrnic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
@@ -624,5 +703,8 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int vrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vrnic_dealloc_mw(struct ib_mw *ibmw);
 
 #endif /* VRNIC_VERBS_H */

@@ -115,12 +115,13 @@ struct vrnic_dev {
 	atomic_t num_qp;
 	atomic_t num_srq;
 	atomic_t num_mr;
+	atomic_t num_mw;
 	atomic_t num_ah;
 
 	/*
 	 * Object tables, owned by the verbs layer (verbs.h); lookups under
 	 * the xarray lock take a reference on the object.  Index: QPN,
-	 * MR key >> 8, user AH number, SRQ number.
+	 * MR or MW key >> 8 (MW entries tagged, mw.c), user AH number, SRQ number.
 	 */
 	struct xarray qp_xa;
 	struct xarray mr_xa;

@@ -38,30 +38,20 @@
 #include "kselftest_harness.h"
 
 #define DP_PORT		1
-#define DP_QP_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-			 IBV_ACCESS_REMOTE_ATOMIC)
 
 #include "lib/dp_verbs.h"
+#include "lib/dp_guard.h"
 
 /* ---- the tests ---- */
 
-#define SEC_PAGE	4096
-#define SEC_REGION	(2 * SEC_PAGE)
-#define SEC_MAP		(SEC_REGION + 2 * SEC_PAGE)
-#define SEC_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define SEC_PAGE	DP_GUARD_PAGE
+#define SEC_REGION	DP_GUARD_REGION
+#define SEC_MAP		DP_GUARD_MAP
+#define SEC_ALL_ACCESS	DP_GUARD_ALL_ACCESS
 
 FIXTURE(dp_security) {
-	struct dp_dev da, db;
-	struct dp_dev *a, *b;		/* requester, responder (b == a: loopback) */
-	struct dp_qp qa, qb;
-	uint8_t *map;			/* guard page | region | guard page */
-	uint8_t *region;
-	uint8_t *shadow;		/* what the mapping must contain */
-	uint8_t *lbuf;			/* requester's buffer */
-	struct ibv_mr *lmr;
+	DP_GUARD_MEMBERS;		/* QPs, guarded region, local buffer */
 	struct ibv_mr *rmr;		/* on region, access set per test */
-	bool ready;
 };
 
 FIXTURE_VARIANT(dp_security) {
@@ -81,69 +71,15 @@ FIXTURE_VARIANT_ADD(dp_security, pair) {
 
 FIXTURE_SETUP(dp_security)
 {
-	const char *dev = getenv("DP_DEV"), *dev2 = getenv("DP_DEV2");
-	const char *only = getenv("DP_ONLY");
-	size_t i;
-	int ret;
-
-	memset(self, 0, sizeof(*self));
-	if (only && strcmp(only, variant->name))
-		SKIP(return, "DP_ONLY=%s", only);
-	ASSERT_NE(NULL, dev) TH_LOG("DP_DEV not set and self-setup failed");
-	if (variant->pair && !dev2)
-		SKIP(return, "DP_DEV2 not set: no device pair");
-	ret = dp_dev_open(&self->da, dev, AF_INET);
-	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", dev, strerror(-ret));
-	self->a = self->b = &self->da;
-	if (variant->pair) {
-		ret = dp_dev_open(&self->db, dev2, AF_INET);
-		ASSERT_EQ(0, ret) TH_LOG("open %s: %s", dev2, strerror(-ret));
-		self->b = &self->db;
-	}
-
-	self->map = mmap(NULL, SEC_MAP, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->map);
-	self->region = self->map + SEC_PAGE;
-	self->shadow = malloc(SEC_MAP);
-	ASSERT_NE(NULL, self->shadow);
-	for (i = 0; i < SEC_MAP; i++)
-		self->map[i] = 0xa5 ^ (i * 7) ^ (i >> 8);
-	memcpy(self->shadow, self->map, SEC_MAP);
-
-	self->lbuf = mmap(NULL, SEC_MAP, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->lbuf);
-	for (i = 0; i < SEC_MAP; i++)
-		self->lbuf[i] = 0x3c + i;
-	self->lmr = ibv_reg_mr(self->a->pd, self->lbuf, SEC_MAP,
-			       SEC_ALL_ACCESS);
-	ASSERT_NE(NULL, self->lmr) TH_LOG("reg_mr: %s", strerror(errno));
-
-	ASSERT_EQ(0, dp_qp_create(&self->qa, self->a, 2, DP_QP_ACCESS));
-	ASSERT_EQ(0, dp_qp_create(&self->qb, self->b, 2, DP_QP_ACCESS));
-	ASSERT_EQ(0, dp_qp_connect(&self->qa, &self->qb, IBV_MTU_1024,
-				   0x123, 0x456));
-	ASSERT_EQ(0, dp_qp_connect(&self->qb, &self->qa, IBV_MTU_1024,
-				   0x456, 0x123));
-	self->ready = true;
+	self->rmr = NULL;
+	dp_guard_setup(_metadata, &self->g, variant->name, variant->pair);
 }
 
 FIXTURE_TEARDOWN(dp_security)
 {
-	dp_qp_destroy(&self->qa);
-	dp_qp_destroy(&self->qb);
 	if (self->rmr)
 		ibv_dereg_mr(self->rmr);
-	if (self->lmr)
-		ibv_dereg_mr(self->lmr);
-	if (self->lbuf && self->lbuf != MAP_FAILED)
-		munmap(self->lbuf, SEC_MAP);
-	if (self->map && self->map != MAP_FAILED)
-		munmap(self->map, SEC_MAP);
-	free(self->shadow);
-	dp_dev_close(&self->db);
-	dp_dev_close(&self->da);
+	dp_guard_teardown(&self->g);
 }
 
 /* Register the responder's region with @access (0: leave unregistered). */
@@ -157,28 +93,14 @@ static void sec_reg(struct __test_metadata *_metadata,
 
 static uint64_t sec_va(FIXTURE_DATA(dp_security) *self, long off)
 {
-	return (uintptr_t)self->region + off;
+	return dp_guard_va(&self->g, off);
 }
 
-/*
- * Post one signaled WR on the requester and return its completion status
- * (or -1 when none arrived in time).
- */
+/* One signaled WR on the requester: its completion status, -1 if none. */
 static int sec_post(struct __test_metadata *_metadata,
 		    FIXTURE_DATA(dp_security) *self, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad;
-	struct ibv_wc wc;
-	int ret;
-
-	ret = ibv_post_send(self->qa.qp, wr, &bad);
-	ASSERT_EQ(0, ret) TH_LOG("post_send: %s", strerror(ret));
-	ret = dp_poll(self->qa.cq, &wc, dp_timeout_ms());
-	if (ret)
-		return -1;
-	if (wc.status != IBV_WC_SUCCESS)
-		TH_LOG("requester completion: %s", ibv_wc_status_str(wc.status));
-	return wc.status;
+	return dp_guard_post(_metadata, &self->qa, wr);
 }
 
 /* RDMA WRITE or READ of @len bytes at region offset @off. */
@@ -186,58 +108,17 @@ static int sec_rdma(struct __test_metadata *_metadata,
 		    FIXTURE_DATA(dp_security) *self, enum ibv_wr_opcode op,
 		    long off, uint32_t len, uint32_t rkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->lbuf + SEC_PAGE,
-		.length = len,
-		.lkey = self->lmr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1,
-		.opcode = op,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = sec_va(self, off), .rkey = rkey },
-	};
-
-	return sec_post(_metadata, self, &wr);
+	return dp_guard_rdma(_metadata, &self->g, op, off, len, rkey);
 }
 
 /* Fetch-and-add 1 on the 8 bytes at region offset @off. */
 static int sec_atomic(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(dp_security) *self, long off, uint32_t rkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->lbuf,
-		.length = 8,
-		.lkey = self->lmr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 2,
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.atomic = {
-			.remote_addr = sec_va(self, off),
-			.compare_add = 1,
-			.rkey = rkey,
-		},
-	};
-
-	return sec_post(_metadata, self, &wr);
+	return dp_guard_fadd(_metadata, &self->g, off, rkey);
 }
 
-/* The whole mapping, guard pages included, must match the shadow. */
-#define ASSERT_UNTOUCHED() do { \
-	long __i; \
-	for (__i = 0; __i < SEC_MAP; __i++) \
-		if (self->map[__i] != self->shadow[__i]) \
-			break; \
-	ASSERT_EQ(SEC_MAP, __i) \
-		TH_LOG("byte at mapping offset %ld (region offset %ld) changed", \
-		       __i, __i - SEC_PAGE); \
-} while (0)
+#define ASSERT_UNTOUCHED() DP_ASSERT_UNTOUCHED(self)
 
 static bool sec_has_atomics(FIXTURE_DATA(dp_security) *self)
 {

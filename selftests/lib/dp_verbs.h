@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Device and QP plumbing shared by the data-path harness tests
- * (dp_random.c, dp_security.c), and their self-setup when no device is
- * given.  Include after kselftest_harness.h and <infiniband/verbs.h>.
+ * (dp_random.c, dp_security.c, dp_mw.c), and their self-setup when no
+ * device is given.  Include after kselftest_harness.h and
+ * <infiniband/verbs.h>.
  */
 #ifndef VRNIC_DP_VERBS_H
 #define VRNIC_DP_VERBS_H
