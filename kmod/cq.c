@@ -178,6 +178,31 @@ int vrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return ret;
 }
 
+/*
+ * librxe copies a CQE into struct ibv_wc as it is, so wc_flags must carry
+ * libibverbs' bit values, which differ from the kernel's enum ib_wc_flags
+ * for two bits: IBV_WC_IP_CSUM_OK is 1 << 2 and IBV_WC_WITH_INV 1 << 3.
+ */
+#define VRNIC_UWC_GRH		BIT(0)
+#define VRNIC_UWC_WITH_IMM	BIT(1)
+#define VRNIC_UWC_IP_CSUM_OK	BIT(2)
+#define VRNIC_UWC_WITH_INV	BIT(3)
+
+static u32 vrnic_wc_flags_to_user(int flags)
+{
+	u32 u = 0;
+
+	if (flags & IB_WC_GRH)
+		u |= VRNIC_UWC_GRH;
+	if (flags & IB_WC_WITH_IMM)
+		u |= VRNIC_UWC_WITH_IMM;
+	if (flags & IB_WC_WITH_INVALIDATE)
+		u |= VRNIC_UWC_WITH_INV;
+	if (flags & IB_WC_IP_CSUM_OK)
+		u |= VRNIC_UWC_IP_CSUM_OK;
+	return u;
+}
+
 static void vrnic_cq_to_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 {
 	memset(uwc, 0, sizeof(*uwc));
@@ -192,7 +217,7 @@ static void vrnic_cq_to_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 		uwc->ex.imm_data = wc->ex.imm_data;
 	uwc->qp_num = wc->qp->qp_num;
 	uwc->src_qp = wc->src_qp;
-	uwc->wc_flags = wc->wc_flags;
+	uwc->wc_flags = vrnic_wc_flags_to_user(wc->wc_flags);
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = wc->slid;
 	uwc->sl = wc->sl;
