@@ -105,7 +105,6 @@ struct vrnic_dev {
 
 	struct vrnic_counters __percpu *stats;
 
-
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
 
