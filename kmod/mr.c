@@ -76,8 +76,13 @@ static void vrnic_mr_free(struct vrnic_dev *vdev, struct vrnic_mr *mr)
 	vrnic_obj_put(&vdev->num_mr);
 }
 
-/* Give @mr an index and a key and make it visible to lookups. */
-static int vrnic_mr_publish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
+/*
+ * Give @mr an index and a key and make it visible to lookups: the last
+ * step of every MR registration.  Return the ib_mr, or an error pointer
+ * after freeing @mr.
+ */
+static struct ib_mr *vrnic_mr_publish(struct vrnic_dev *vdev,
+				      struct vrnic_mr *mr)
 {
 	u32 index;
 	int err;
@@ -85,13 +90,15 @@ static int vrnic_mr_publish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
 	err = xa_alloc_cyclic_irq(&vdev->mr_xa, &index, NULL,
 				  XA_LIMIT(1, 0xffffff), &vdev->next_mr_index,
 				  GFP_KERNEL);
-	if (err < 0)
-		return err;
+	if (err < 0) {
+		vrnic_mr_free(vdev, mr);
+		return ERR_PTR(err);
+	}
 	mr->key = (index << 8) | (atomic_inc_return(&vrnic_key_byte) & 0xff);
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
 	xa_store_irq(&vdev->mr_xa, index, mr, GFP_KERNEL);
-	return 0;
+	return &mr->ibmr;
 }
 
 struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -110,12 +117,7 @@ struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->iova = 0;
 	mr->length = U64_MAX;
 	mr->state = VRNIC_MR_VALID;
-	err = vrnic_mr_publish(vdev, mr);
-	if (err) {
-		vrnic_mr_free(vdev, mr);
-		return ERR_PTR(err);
-	}
-	return &mr->ibmr;
+	return vrnic_mr_publish(vdev, mr);
 }
 
 struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -166,10 +168,7 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->state = VRNIC_MR_VALID;
-	err = vrnic_mr_publish(vdev, mr);
-	if (err)
-		goto err_free;
-	return &mr->ibmr;
+	return vrnic_mr_publish(vdev, mr);
 
 err_free:
 	vrnic_mr_free(vdev, mr);
@@ -181,7 +180,6 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 {
 	struct vrnic_dev *vdev = to_vdev(ibpd->device);
 	struct vrnic_mr *mr;
-	int err;
 
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
@@ -194,19 +192,12 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
 				 GFP_KERNEL);
 	if (!mr->page_list) {
-		err = -ENOMEM;
-		goto err_free;
+		vrnic_mr_free(vdev, mr);
+		return ERR_PTR(-ENOMEM);
 	}
 	mr->npages = max_num_sg;
 	mr->state = VRNIC_MR_INVALID;
-	err = vrnic_mr_publish(vdev, mr);
-	if (err)
-		goto err_free;
-	return &mr->ibmr;
-
-err_free:
-	vrnic_mr_free(vdev, mr);
-	return ERR_PTR(err);
+	return vrnic_mr_publish(vdev, mr);
 }
 
 static int vrnic_set_page(struct ib_mr *ibmr, u64 addr)

@@ -529,27 +529,6 @@ int vrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* ------------------------------------------------------ kernel posting */
 
-static bool vrnic_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode op)
-{
-	switch (op) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_LOCAL_INV:
-	case IB_WR_REG_MR:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_SEND_WITH_INV:
-		return type == IB_QPT_RC;
-	default:
-		return false;
-	}
-}
-
 /* Build the WQE for one kernel WR in @wqe (a free SQ slot). */
 static int vrnic_build_swqe(struct vrnic_qp *qp, const struct ib_send_wr *wr,
 			    struct vrnic_send_wqe *wqe)
@@ -559,7 +538,9 @@ static int vrnic_build_swqe(struct vrnic_qp *qp, const struct ib_send_wr *wr,
 	u8 *p;
 	int i;
 
-	if (!vrnic_opcode_ok(type, wr->opcode) || wr->num_sge < 0)
+	/* Kernel consumers register memory with IB_WR_REG_MR, not MWs. */
+	if (wr->opcode == IB_WR_BIND_MW || !vrnic_wr_allowed(type, wr->opcode) ||
+	    wr->num_sge < 0)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		length += wr->sg_list[i].length;
@@ -727,22 +708,9 @@ static bool vrnic_sq_fetched(struct vrnic_qp *qp, u32 pos)
 
 static bool vrnic_user_opcode_ok(u32 opcode)
 {
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_LOCAL_INV:
-	case IB_WR_BIND_MW:
-		return true;
-	default:
-		/* IB_WR_REG_MR is for kernel consumers. */
-		return false;
-	}
+	/* IB_WR_REG_MR is for kernel consumers. */
+	return vrnic_wr_is_wire(opcode) || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 /*

@@ -105,7 +105,7 @@ static bool vrnic_wr_is_rd_atomic(u32 opcode)
 }
 
 /* Does this WQE put packets on the wire? */
-static bool vrnic_wr_is_wire(u32 opcode)
+bool vrnic_wr_is_wire(u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_SEND:
@@ -123,7 +123,7 @@ static bool vrnic_wr_is_wire(u32 opcode)
 }
 
 /* Which WR opcodes each service supports (IBA table 43). */
-static bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
+bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_SEND:
