@@ -49,6 +49,16 @@ ROWS=(
 
 REPS=${BENCH_REPS:-5}
 
+# Server and client pinned to CPUs of their own (the same for both
+# drivers): where the scheduler happens to put two busy-polling processes
+# moves latency by a third from run to run, more than the drivers differ.
+PIN_SERVER=()
+PIN_CLIENT=()
+if [[ $(nproc) -ge 2 ]] && command -v taskset >/dev/null; then
+	PIN_SERVER=(taskset -c 1)
+	PIN_CLIENT=(taskset -c 0)
+fi
+
 # Every measurement of every row (space-separated, one per round); the
 # report uses their median, which one noisy round under TCG cannot move.
 declare -A SAMPLES RESULT
@@ -92,14 +102,14 @@ perf_run() {
 	log=$LOGS/$label-$name-$ROUND
 	args=(-s "$size" -n "$iters" -p "$PORT" -F)
 
-	in_ns "$sns" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
+	in_ns "$sns" "${PIN_SERVER[@]}" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
 		>"$log.server" 2>&1 &
 	srv=$!
 	if ! wait_for 20 tcp_listening "$sns" "$PORT"; then
 		echo "$label $name: server did not start" >>"$log.client"
 		kill "$srv" 2>/dev/null
 	else
-		in_ns "$cns" timeout "$TMO" "$tool" -d "$cdev" -x "$cgid" "${args[@]}" "$sip" \
+		in_ns "$cns" "${PIN_CLIENT[@]}" timeout "$TMO" "$tool" -d "$cdev" -x "$cgid" "${args[@]}" "$sip" \
 			>"$log.client" 2>&1 || rc=$?
 	fi
 	wait "$srv" 2>/dev/null
@@ -211,6 +221,7 @@ write_reports() {
 			echo "vrnic: two namespaces over a veth pair; rdma_rxe: one device on $RXE_IF, loopback (not like for like)."
 		fi
 		echo "Each value is the median of $REPS rounds; a round runs the matrix on rdma_rxe, then on vrnic."
+		[[ ${#PIN_SERVER[@]} -gt 0 ]] && echo "perftest server pinned to CPU 1, client to CPU 0, for both drivers."
 		echo "Latency rows: a ratio above 1 means vrnic is slower; other rows: above 1 means faster."
 		echo
 		echo "| test | tool | size | iterations | unit | rdma_rxe | vrnic | vrnic/rxe |"
