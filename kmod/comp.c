@@ -400,6 +400,7 @@ out:
 	if (progress) {
 		xp->retry_left = qp->attr.retry_cnt;
 		xp->rnr_left = qp->attr.rnr_retry;
+		vrnic_req_window_grow(qp);
 		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
 			vrnic_req_arm_timer(qp);
 		else

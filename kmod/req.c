@@ -21,8 +21,9 @@
 #define VRNIC_REQ_BUDGET	32
 /* Runs one work item makes before it requeues itself. */
 #define VRNIC_REQ_WORK_RUNS	16
-/* Unacknowledged PSNs allowed in flight. */
+/* Unacknowledged PSNs allowed in flight: at most, and after a timeout. */
 #define VRNIC_MAX_INFLIGHT	256
+#define VRNIC_MIN_INFLIGHT	8
 /* Ask for an ACK at least every this many packets. */
 #define VRNIC_ACKREQ_EVERY	32
 
@@ -488,11 +489,11 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			break;
 		}
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) >=
-			  VRNIC_MAX_INFLIGHT)
+			  xp->window)
 			break;	/* the completer kicks us on the next ACK */
 		/* The window's last packet: have it acknowledged. */
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) + 1 >=
-			  VRNIC_MAX_INFLIGHT)
+			  xp->window)
 			xp->noack_pkts = VRNIC_ACKREQ_EVERY;
 		if (xp->send_off == 0) {
 			/* (Re)starting a WQE: its PSNs are fixed. */
@@ -687,6 +688,21 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 }
 
 /**
+ * vrnic_req_window_grow - an acknowledgement made progress
+ * @qp: RC QP, @sq_lock held
+ *
+ * Doubles the send window shrunk by a retransmit timeout, up to the
+ * maximum (a slow start, as TCP does after a timeout).
+ */
+void vrnic_req_window_grow(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (xp->window < VRNIC_MAX_INFLIGHT)
+		xp->window = min_t(u32, xp->window * 2, VRNIC_MAX_INFLIGHT);
+}
+
+/**
  * vrnic_req_rewind - go back N: resend everything from @psn on
  * @qp: RC QP, @sq_lock held
  * @psn: first PSN the responder has not acknowledged
@@ -721,6 +737,12 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	}
 	if (qp->attr.timeout)
 		xp->retry_left--;
+	/*
+	 * Everything in flight was lost, most likely to a full queue on the
+	 * path: resending the whole window at once would refill it.  Start
+	 * again with a small window that each acknowledgement doubles.
+	 */
+	xp->window = VRNIC_MIN_INFLIGHT;
 	vrnic_req_rewind(qp, xp->comp_psn);
 	set_bit(0, &xp->kick);
 out:
@@ -762,6 +784,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	skb_queue_head_init(&xp->backlog);
 	skb_queue_head_init(&xp->ooo);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
+	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
@@ -804,6 +827,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->send_off = 0;
 	xp->rd_atomic_out = 0;
 	xp->noack_pkts = 0;
+	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->rnr_wait = false;
 	xp->sq_err = false;
 	spin_unlock_bh(&xp->sq_lock);

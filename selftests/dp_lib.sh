@@ -76,7 +76,9 @@ dp_result() {
 dp_tail() {
 	[[ -s $1 ]] || return 0
 	echo "# --- $(basename "$1") ---"
-	tail -n "${2:-15}" "$1" | sed 's/^/#   /'
+	# The harness's SKIP/OK chatter would push the failure out of view.
+	grep -v -E '^ok [0-9]+ .*# SKIP|^#  +(RUN|SKIP|OK) ' "$1" |
+		tail -n "${2:-15}" | sed 's/^/#   /'
 }
 
 # Print the plan and the totals; exit status for the script.
