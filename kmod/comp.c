@@ -2,7 +2,7 @@
 /*
  * vrnic: the completer (IBA 9.7.5.2, requester side of RC reliability).
  *
- * Matches ACKs, NAKs, RDMA READ responses and ATOMIC acknowledgements
+ * Matches ACKs, NAKs, RDMA READ responses and ATOMIC acknowledgments
  * against the send WQEs in flight, completes WQEs in order, and tells the
  * requester to go back (sequence NAK, lost READ responses, RNR NAK once
  * the RNR timer expires).  Runs in the receive softirq under @sq_lock.

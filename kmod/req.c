@@ -3,7 +3,7 @@
  * vrnic: the requester (IBA 9.7.4, 9.8.2 for UC, 9.8.3 for UD).
  *
  * Turns send WQEs into request packets: segments messages at the path
- * MTU, assigns PSNs, asks for acknowledgements, and goes back to an
+ * MTU, assigns PSNs, asks for acknowledgments, and goes back to an
  * earlier PSN when the completer or the retransmit timer says so
  * (go-back-N, IBA 9.7.4.1.6).
  *
@@ -688,7 +688,7 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 }
 
 /**
- * vrnic_req_window_grow - an acknowledgement made progress
+ * vrnic_req_window_grow - an acknowledgment made progress
  * @qp: RC QP, @sq_lock held
  *
  * Doubles the send window shrunk by a retransmit timeout, up to the
@@ -740,7 +740,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	/*
 	 * Everything in flight was lost, most likely to a full queue on the
 	 * path: resending the whole window at once would refill it.  Start
-	 * again with a small window that each acknowledgement doubles.
+	 * again with a small window that each acknowledgment doubles.
 	 */
 	xp->window = VRNIC_MIN_INFLIGHT;
 	vrnic_req_rewind(qp, xp->comp_psn);
