@@ -14,7 +14,8 @@
 # bad ICRC.
 #
 # dp_random and dp_security (build/selftests) then run over the same pair,
-# once with rxe as the requester and once with the device under test.
+# once with rxe as the requester and once with the device under test;
+# dp_random over IPv4 and over IPv6 (the ICRC covers a different header).
 #
 # With DP_LINK_TYPE=rxe both ends are rxe (validates the script itself).
 #
@@ -74,6 +75,8 @@ DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
 DP_SECURITY=${DP_SECURITY:-$DP_REPO/build/selftests/dp_security}
 c_test rxe_requester_dut_responder.dp_random "$DP_RANDOM" A B pair_ipv4
 c_test dut_requester_rxe_responder.dp_random "$DP_RANDOM" B A pair_ipv4
+c_test rxe_requester_dut_responder.dp_random_ipv6 "$DP_RANDOM" A B pair_ipv6
+c_test dut_requester_rxe_responder.dp_random_ipv6 "$DP_RANDOM" B A pair_ipv6
 c_test rxe_requester_dut_responder.dp_security "$DP_SECURITY" A B pair
 c_test dut_requester_rxe_responder.dp_security "$DP_SECURITY" B A pair
 

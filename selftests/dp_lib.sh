@@ -303,6 +303,9 @@ dp_topology() {
 			ip link set "${DP_IF[$h]}" netns "${DP_NS[$h]}" || return 1
 		fi
 		dp_in "$h" ip addr add "${DP_ADDR[$h]}/24" dev "${DP_IF[$h]}" || return 1
+		# IPv6 too, for the tests that run both families (GID by family).
+		dp_in "$h" ip -6 addr add "fd77::${h,,}/64" dev "${DP_IF[$h]}" nodad ||
+			return 1
 		dp_in "$h" ip link set "${DP_IF[$h]}" up || return 1
 	done
 	[[ -z ${DP_NS[A]} && -z ${DP_NS[B]} ]] && dp_force_veth_routing
