@@ -27,6 +27,7 @@
 #include <vrnic.h>	/* uapi/vrnic.h */
 
 #include "kselftest_harness.h"
+#include "vrnic_sh.h"
 
 /*
  * The test devices' netdevs live in their own network namespace, so that
@@ -389,31 +390,20 @@ static bool snapshot_eq(const struct snapshot *a, const struct snapshot *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 static int add_dev(const char *dev, const char *netdev)
 {
-	sh("ip netns add " NS " 2>/dev/null");
-	if (sh("ip -n " NS " link add %s type dummy && ip -n " NS
+	vrnic_sh("ip netns add " NS " 2>/dev/null");
+	if (vrnic_sh("ip -n " NS " link add %s type dummy && ip -n " NS
 	       " link set %s up", netdev, netdev))
 		return -1;
-	return sh("ip netns exec " NS " rdma link add %s type vrnic netdev %s",
+	return vrnic_sh("ip netns exec " NS " rdma link add %s type vrnic netdev %s",
 		  dev, netdev);
 }
 
 static void del_dev(const char *dev, const char *netdev)
 {
-	sh("rdma link del %s 2>/dev/null", dev);
-	sh("ip -n " NS " link del %s 2>/dev/null", netdev);
+	vrnic_sh("rdma link del %s 2>/dev/null", dev);
+	vrnic_sh("ip -n " NS " link del %s 2>/dev/null", netdev);
 }
 
 /*
@@ -785,10 +775,10 @@ TEST_F_TIMEOUT(vrnic, non_vrnic_device_is_enodev, 180)
 	int err;
 
 	/* Another driver's RDMA device: rdma_rxe, in init_net. */
-	if (sh("modprobe rdma_rxe") ||
-	    sh("ip link add vrnlrxend0 type dummy") ||
-	    sh("rdma link add vrnlrxe0 type rxe netdev vrnlrxend0")) {
-		sh("ip link del vrnlrxend0 2>/dev/null");
+	if (vrnic_sh("modprobe rdma_rxe") ||
+	    vrnic_sh("ip link add vrnlrxend0 type dummy") ||
+	    vrnic_sh("rdma link add vrnlrxe0 type rxe netdev vrnlrxend0")) {
+		vrnic_sh("ip link del vrnlrxend0 2>/dev/null");
 		SKIP(return, "no rdma_rxe to compare with");
 	}
 	err = get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, "vrnlrxe0", &r, tb);
@@ -802,7 +792,7 @@ TEST_F_TIMEOUT(vrnic, non_vrnic_device_is_enodev, 180)
 	nest_end(&m);
 	EXPECT_EQ(-ENODEV, nl_xfer(&self->nl, &m, NULL, NULL));
 	EXPECT_STREQ("device is not a vrnic device", self->nl.extack);
-	sh("rdma link del vrnlrxe0; ip link del vrnlrxend0");
+	vrnic_sh("rdma link del vrnlrxe0; ip link del vrnlrxend0");
 }
 
 TEST_F(vrnic, set_without_device_is_rejected)
@@ -1141,7 +1131,7 @@ TEST_F_TIMEOUT(vrnic, gid_dump_resumes_over_a_large_table, 180)
 		fprintf(f, "addr add 2001:db8::%x/64 dev %s nodad\n", i + 1,
 			NETDEV);
 	fclose(f);
-	ASSERT_EQ(0, sh("ip -n " NS " -batch /tmp/netlink_api.ip"));
+	ASSERT_EQ(0, vrnic_sh("ip -n " NS " -batch /tmp/netlink_api.ip"));
 	want = 61;
 	/* ib_core adds the GIDs from a workqueue: wait for them (cheaply) */
 	for (tries = 0; tries < 100; tries++) {
@@ -1187,7 +1177,7 @@ TEST_F_TIMEOUT(vrnic, gid_dump_resumes_over_a_large_table, 180)
 			    d.type[i] == VRNIC_GID_TYPE_ROCE_V2);
 	}
 	EXPECT_GE(n, 61);
-	sh("ip -n " NS " -4 addr flush dev %s; ip -n " NS
+	vrnic_sh("ip -n " NS " -4 addr flush dev %s; ip -n " NS
 	   " -6 addr flush dev %s scope global", NETDEV, NETDEV);
 }
 
@@ -1453,7 +1443,7 @@ int main(int argc, char **argv)
 	ret = test_harness_run(argc, argv);
 	if (!getuid()) {
 		del_dev(DEV, NETDEV);
-		sh("ip netns del " NS " 2>/dev/null");
+		vrnic_sh("ip netns del " NS " 2>/dev/null");
 	}
 	return ret;
 }

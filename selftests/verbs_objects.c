@@ -32,22 +32,12 @@
 
 #include "vrnic.h"
 #include "vrnic_harness.h"
+#include "vrnic_sh.h"
 
 #define VB_PORT		1
 #define VB_TIMEOUT_MS	30000
 
 /* ---- device plumbing ---- */
-
-static int vb_sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static bool vb_gid_is_v4(const union ibv_gid *g)
 {
@@ -137,11 +127,11 @@ FIXTURE_SETUP(vdev)
 
 	snprintf(self->ifname, sizeof(self->ifname), "vb%d", id);
 	snprintf(self->name, sizeof(self->name), "vverbs%d", id);
-	if (vb_sh("ip link add %s type dummy && ip link set %s up && "
+	if (vrnic_sh("ip link add %s type dummy && ip link set %s up && "
 		  "ip addr add 10.77.%d.1/24 dev %s", self->ifname,
 		  self->ifname, id, self->ifname))
 		SKIP(return, "cannot create a dummy netdev");
-	if (vb_sh("rdma link add %s type vrnic netdev %s", self->name,
+	if (vrnic_sh("rdma link add %s type vrnic netdev %s", self->name,
 		  self->ifname))
 		SKIP(return, "cannot create a vrnic device (module loaded?)");
 
@@ -173,7 +163,7 @@ FIXTURE_TEARDOWN(vdev)
 	 * stays busy until it exits.  Remove the device in the background so
 	 * that the removal waiting for us cannot block us.
 	 */
-	vb_sh("(rdma link delete %s; ip link del %s) >/dev/null 2>&1 &",
+	vrnic_sh("(rdma link delete %s; ip link del %s) >/dev/null 2>&1 &",
 	      self->name, self->ifname);
 }
 

@@ -8,6 +8,7 @@
 #ifndef VRNIC_DP_VERBS_H
 #define VRNIC_DP_VERBS_H
 
+#include "vrnic_sh.h"
 
 struct dp_dev {
 	struct ibv_context *ctx;
@@ -247,27 +248,16 @@ static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 
 static char dp_own_dev[32], dp_own_dev2[32], dp_own_veth[16], dp_own_ns[16];
 
-static int dp_sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 static void dp_own_teardown(void)
 {
 	if (dp_own_dev2[0])
-		dp_sh("rdma link delete %s 2>/dev/null", dp_own_dev2);
+		vrnic_sh("rdma link delete %s 2>/dev/null", dp_own_dev2);
 	if (dp_own_dev[0])
-		dp_sh("rdma link delete %s 2>/dev/null", dp_own_dev);
+		vrnic_sh("rdma link delete %s 2>/dev/null", dp_own_dev);
 	if (dp_own_veth[0])
-		dp_sh("ip link delete %s 2>/dev/null", dp_own_veth);
+		vrnic_sh("ip link delete %s 2>/dev/null", dp_own_veth);
 	if (dp_own_ns[0])
-		dp_sh("ip netns delete %s 2>/dev/null", dp_own_ns);
+		vrnic_sh("ip netns delete %s 2>/dev/null", dp_own_ns);
 }
 
 /*
@@ -287,20 +277,20 @@ static int dp_own_setup(void)
 	snprintf(dp_own_ns, sizeof(dp_own_ns), "dpr%d", id);
 	snprintf(dp_own_dev, sizeof(dp_own_dev), "dprnd%d", id);
 	atexit(dp_own_teardown);
-	if (dp_sh("ip netns add %s", dp_own_ns) ||
-	    dp_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000 netns %s",
+	if (vrnic_sh("ip netns add %s", dp_own_ns) ||
+	    vrnic_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000 netns %s",
 		  dp_own_veth, id, dp_own_ns) ||
-	    dp_sh("ip -n %s link set lo up && ip -n %s link set dpr%db up",
+	    vrnic_sh("ip -n %s link set lo up && ip -n %s link set dpr%db up",
 		  dp_own_ns, dp_own_ns, id) ||
-	    dp_sh("ip link set %s up", dp_own_veth) ||
-	    dp_sh("ip addr add 10.79.%d.1/24 dev %s", net, dp_own_veth) ||
-	    dp_sh("ip -6 addr add fd79:%x::1/64 nodad dev %s", net,
+	    vrnic_sh("ip link set %s up", dp_own_veth) ||
+	    vrnic_sh("ip addr add 10.79.%d.1/24 dev %s", net, dp_own_veth) ||
+	    vrnic_sh("ip -6 addr add fd79:%x::1/64 nodad dev %s", net,
 		  dp_own_veth) ||
-	    dp_sh("ip -n %s addr add 10.79.%d.2/24 dev dpr%db", dp_own_ns,
+	    vrnic_sh("ip -n %s addr add 10.79.%d.2/24 dev dpr%db", dp_own_ns,
 		  net, id) ||
-	    dp_sh("ip -n %s -6 addr add fd79:%x::2/64 nodad dev dpr%db",
+	    vrnic_sh("ip -n %s -6 addr add fd79:%x::2/64 nodad dev dpr%db",
 		  dp_own_ns, net, id) ||
-	    dp_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
+	    vrnic_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
 		  dp_own_veth)) {
 		dp_own_dev[0] = 0;
 		return -1;
@@ -308,7 +298,7 @@ static int dp_own_setup(void)
 	setenv("DP_DEV", dp_own_dev, 1);
 	if (strcmp(type, "rxe") && !getenv("DP_DEV2")) {
 		snprintf(dp_own_dev2, sizeof(dp_own_dev2), "dprnd%db", id);
-		if (dp_sh("ip netns exec %s rdma link add %s type %s netdev dpr%db",
+		if (vrnic_sh("ip netns exec %s rdma link add %s type %s netdev dpr%db",
 			  dp_own_ns, dp_own_dev2, type, id)) {
 			dp_own_dev2[0] = 0;
 			return 0;	/* the pair variants skip */
