@@ -131,18 +131,6 @@ void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st)
 	vrnic_comp_retire(qp);
 }
 
-static bool vrnic_psn_eq(u32 a, u32 b)
-{
-	return a == b;
-}
-
-static bool vrnic_wqe_is_rd_atomic(const struct vrnic_send_wqe *wqe)
-{
-	return wqe->opcode == IB_WR_RDMA_READ ||
-	       wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /*
  * Complete SEND/WRITE WQEs whose last PSN is at or before @limit (IBA
  * 9.7.5.1.1: ACKs are cumulative).  Returns true if it stopped at a READ
@@ -163,7 +151,7 @@ static bool vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 limit,
 			continue;
 		if (vrnic_psn_cmp(limit, wqe->xport.first_psn) < 0)
 			break;
-		if (vrnic_wqe_is_rd_atomic(wqe))
+		if (vrnic_wr_is_rd_atomic(wqe->opcode))
 			return true;
 		if (vrnic_psn_cmp(limit, wqe->xport.last_psn) < 0)
 			break;
@@ -192,10 +180,11 @@ static bool vrnic_comp_read_resp(struct vrnic_qp *qp, struct sk_buff *skb,
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	u32 mtu = vrnic_qp_mtu(qp), off, want;
 	bool last = pkt->mask & VRNIC_M_LAST;
+	bool at_last_psn = pkt->psn == wqe->xport.last_psn;
 	int err;
 
 	/* LAST/ONLY exactly at the WQE's last PSN, FIRST/MIDDLE before. */
-	if (last != vrnic_psn_eq(pkt->psn, wqe->xport.last_psn))
+	if (last != at_last_psn)
 		return false;
 	off = ((pkt->psn - wqe->xport.first_psn) & VRNIC_PSN_MASK) * mtu;
 	want = last ? wqe->dma.length - off : mtu;

@@ -98,7 +98,8 @@ void vrnic_req_arm_timer(struct vrnic_qp *qp)
 			  jiffies + vrnic_retrans_jiffies(qp));
 }
 
-static bool vrnic_wr_is_rd_atomic(u32 opcode)
+/* Does this WQE hold one of the max_rd_atomic slots? */
+bool vrnic_wr_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ ||
 	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||

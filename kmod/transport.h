@@ -221,6 +221,7 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 /* req.c */
 extern struct workqueue_struct *vrnic_wq;
 bool vrnic_wr_is_wire(u32 opcode);
+bool vrnic_wr_is_rd_atomic(u32 opcode);
 bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode);
 void vrnic_req_work(struct work_struct *work);
 void vrnic_req_retrans_timer(struct timer_list *t);
