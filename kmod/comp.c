@@ -51,8 +51,7 @@ static void vrnic_comp_enter_error(struct vrnic_qp *qp)
 {
 	vrnic_qp_error(qp);
 	vrnic_comp_error(qp);
-	if (!qp->xport.dying)
-		queue_work(vrnic_wq, &qp->xport.resp_work);
+	vrnic_resp_schedule(qp);
 }
 
 /**
@@ -132,10 +131,10 @@ void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st)
 }
 
 /*
- * Complete SEND/WRITE WQEs whose last PSN is at or before @limit (IBA
- * 9.7.5.1.1: ACKs are cumulative).  Returns true if it stopped at a READ
- * or ATOMIC the responder has already moved past: its responses were
- * lost.  *@progress is set when something completed.
+ * Complete SEND/WRITE/ATOMIC WRITE WQEs whose last PSN is at or before
+ * @limit (IBA 9.7.5.1.1: ACKs are cumulative).  Returns true if it
+ * stopped at a READ or ATOMIC the responder has already moved past: its
+ * responses were lost.  *@progress is set when something completed.
  */
 static bool vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 limit,
 				bool *progress)
@@ -151,7 +150,7 @@ static bool vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 limit,
 			continue;
 		if (vrnic_psn_cmp(limit, wqe->xport.first_psn) < 0)
 			break;
-		if (vrnic_wr_is_rd_atomic(wqe->opcode))
+		if (vrnic_wr_has_resp_data(wqe->opcode))
 			return true;
 		if (vrnic_psn_cmp(limit, wqe->xport.last_psn) < 0)
 			break;
@@ -184,7 +183,8 @@ static bool vrnic_comp_read_resp(struct vrnic_qp *qp, struct sk_buff *skb,
 	int err;
 
 	/* LAST/ONLY exactly at the WQE's last PSN, FIRST/MIDDLE before. */
-	if (last != at_last_psn)
+	if (last != at_last_psn ||
+	    vrnic_psn_cmp(pkt->psn, wqe->xport.last_psn) > 0)
 		return false;
 	off = ((pkt->psn - wqe->xport.first_psn) & VRNIC_PSN_MASK) * mtu;
 	want = last ? wqe->dma.length - off : mtu;
@@ -221,8 +221,10 @@ static bool vrnic_comp_atomic_ack(struct vrnic_qp *qp, struct sk_buff *skb,
 	u64 orig;
 	int err;
 
+	/* Only a CMP_SWAP or FETCH_ADD has an original value to receive. */
 	if (pkt->psn != wqe->xport.first_psn ||
-	    wqe->opcode == IB_WR_RDMA_READ)
+	    wqe->opcode == IB_WR_RDMA_READ ||
+	    !vrnic_wr_has_resp_data(wqe->opcode))
 		return false;
 	ack = (void *)(pkt->hdr + vrnic_opcode[pkt->opcode].off_atmack);
 	orig = be64_to_cpu(ack->orig);
@@ -260,7 +262,7 @@ static void vrnic_comp_rnr_nak(struct vrnic_qp *qp, u32 psn, u8 syn)
 	vrnic_req_rewind(qp, psn);
 	xp->rnr_wait = true;
 	del_timer(&xp->retrans_timer);
-	if (!xp->dying)
+	if (!xp->stopped)
 		mod_timer(&xp->rnr_timer, jiffies + max(delay, 1UL));
 }
 
@@ -364,12 +366,20 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		}
 	}
 
-	/* READ response or ATOMIC acknowledge for the WQE at the head. */
+	/*
+	 * READ response or ATOMIC acknowledge for the WQE at the head
+	 * (IBA 9.9.2 requester response checks): its opcode must be the
+	 * one the WQE asked for and its PSN within the WQE's, or it is a
+	 * counted drop -- never data written into the WQE's buffer.  A SEND
+	 * WRITE or ATOMIC WRITE is acknowledged by ACKs only.
+	 */
 	if (vrnic_sq_cons(qp) == xp->init_idx)
 		goto bad;
 	wqe = vrnic_sq_get(qp, vrnic_sq_cons(qp));
 	if (wqe->xport.state == VRNIC_WQE_DONE ||
-	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0)
+	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0 ||
+	    vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0 ||
+	    !vrnic_wr_has_resp_data(wqe->opcode))
 		goto bad;
 	/* Earlier responses (maybe of this very WQE) were lost. */
 	if (psn != xp->comp_psn)
@@ -415,7 +425,7 @@ void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	bool kick = false;
 
 	spin_lock_bh(&xp->sq_lock);
-	if (qp->ibqp.qp_type != IB_QPT_RC || xp->sq_err) {
+	if (qp->ibqp.qp_type != IB_QPT_RC || xp->sq_err || xp->stopped) {
 		xp->sq_stats.drops++;
 	} else {
 		xp->sq_stats.rx_packets++;

@@ -30,6 +30,7 @@
 
 #include <linux/types.h>
 #include <linux/rcupdate.h>
+#include <linux/uidgid.h>
 
 /* uapi/vrnic.h (Kbuild adds -I../uapi); not this directory's vrnic.h */
 #include <vrnic.h>
@@ -183,18 +184,17 @@ extern const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS];
  * vrnic_qp_counters_next - the hook behind the per-QP counter commands
  * @vdev: the device
  * @qpn: in: the lowest QP number wanted; out: the number of the QP found
+ * @owner: only QPs of processes running as this uid, or NULL for all
  * @cnt: filled with that QP's counters
  *
  * Finds the live QP of @vdev with the lowest number >= *@qpn (QP numbers
  * are unique per device, so a dump resumes by number).  May sleep; must
- * not be called with cfg_mutex held.  netlink.c has a __weak default that
- * lists the QPs of vrnic_dev.qp_xa with zero counters; the data path
- * overrides it by defining this function (e.g. in qp.c) once QPs count.
+ * not be called with cfg_mutex held.  Defined by the data path (req.c).
  *
  * Return: 0, or -ENOENT when there is no such QP.
  */
 int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
-			   struct vrnic_qp_counters *cnt);
+			   const kuid_t *owner, struct vrnic_qp_counters *cnt);
 
 /* netlink.c */
 int vrnic_genl_init(void);

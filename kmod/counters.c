@@ -35,6 +35,9 @@ const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_CNP_SENT]		= "cnp_sent",
 	[VRNIC_CNT_CNP_RCVD]		= "cnp_rcvd",
 	[VRNIC_CNT_ECN_MARKED]		= "ecn_marked_packets",
+	[VRNIC_CNT_INVALID_REQUESTS]	= "invalid_requests",
+	[VRNIC_CNT_DROP_BAD_ADDR]	= "drop_bad_address",
+	[VRNIC_CNT_DROP_HELD_BUDGET]	= "drop_held_budget",
 };
 
 static struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS];

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -156,7 +157,8 @@ static int vrnic_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 VRNIC_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = READ_ONCE(lim->max_sge);
 	attr->max_recv_sge = READ_ONCE(lim->max_sge);
@@ -252,6 +254,22 @@ static void vrnic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * ib_uverbs calls this when the device goes away (rdma link delete, the
+ * netdev or its namespace being removed, rmmod) while a process still has
+ * it open, and then destroys that process's objects as if it had exited.
+ * Providing it is what lets removal proceed instead of waiting for every
+ * such process to close the device, and keeps an open uverbs file from
+ * pinning the module.  There is nothing to tear down here: the only memory
+ * a process maps from vrnic is its rings, vmalloc pages that its mapping
+ * holds a page reference to (remap_vmalloc_range()), never device memory,
+ * so they stay valid, and unused by the kernel, until it unmaps them; every
+ * later verb it issues fails in ib_uverbs with EIO.
+ */
+static void vrnic_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int vrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct vrnic_dev *vdev = to_vdev(ibpd->device);
@@ -300,6 +318,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.dealloc_driver = vrnic_dealloc_driver,
 	.dealloc_pd = vrnic_dealloc_pd,
 	.dealloc_ucontext = vrnic_dealloc_ucontext,
+	.disassociate_ucontext = vrnic_disassociate_ucontext,
 	.get_dev_fw_str = vrnic_get_dev_fw_str,
 	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
@@ -332,6 +351,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 {
 	struct ib_device *existing;
 	struct vrnic_dev *vdev;
+	bool dead;
 	int err;
 
 	/* RoCE runs over Ethernet only (also excludes loopback, tunnels). */
@@ -404,6 +424,24 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	err = ib_register_device(&vdev->ibdev, name, NULL);
 	if (err)
 		goto err_dealloc;
+
+	/*
+	 * nldev found @ndev before calling us, but it may have been
+	 * unregistered (or moved to another namespace) since.  The notifier
+	 * only finds devices that finished registering, so one that ran in
+	 * the meantime missed us.  Under rtnl the netdev's state is final for
+	 * the notifier: if it is still registered in the namespace of our
+	 * sockets, any later unregistration will find and remove us.
+	 */
+	rtnl_lock();
+	dead = ndev->reg_state != NETREG_REGISTERED ||
+	       !net_eq(dev_net(ndev), vrnic_dev_net(vdev));
+	rtnl_unlock();
+	if (dead) {
+		ib_unregister_device(&vdev->ibdev);
+		err = -ENODEV;
+		goto out_unlock;
+	}
 
 	mutex_unlock(&vrnic_link_mutex);
 	return 0;
@@ -479,7 +517,12 @@ static struct notifier_block vrnic_netdev_notifier = {
 
 /**
  * vrnic_unregister_devices - synchronously remove vrnic devices
- * @net: only devices whose netdev lives in @net, or every device if NULL
+ * @net: only devices whose UDP sockets live in @net, or every device if NULL
+ *
+ * Matching by the sockets' namespace, not the netdev's current one, is
+ * what the pernet exit needs: a netdev moved to another namespace has
+ * queued its device's removal, but that device still holds sockets of
+ * the namespace it was created in, and they must go before it does.
  *
  * Takes a device reference (struct device, not ib_device) under the list
  * lock, then unregisters outside it: dealloc_driver takes the list lock.
@@ -493,7 +536,7 @@ void vrnic_unregister_devices(struct net *net)
 
 		mutex_lock(&vrnic_dev_mutex);
 		list_for_each_entry(vdev, &vrnic_dev_list, list) {
-			if (net && !net_eq(dev_net(vdev->ndev), net))
+			if (net && !net_eq(vrnic_dev_net(vdev), net))
 				continue;
 			victim = &vdev->ibdev;
 			get_device(&victim->dev);

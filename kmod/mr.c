@@ -149,7 +149,8 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	mr->offset = ib_umem_offset(mr->umem);
 	mr->npages = DIV_ROUND_UP(mr->offset + length, PAGE_SIZE);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_free;
@@ -442,22 +443,36 @@ void vrnic_mr_copy(struct vrnic_mr *mr, u64 iova, void *buf, u32 len,
  * IBA 9.4.5: the target must be naturally aligned.
  * Return: 0 or -EINVAL for a misaligned target.
  */
+/*
+ * Map the naturally aligned 64-bit word at @iova for an atomic access;
+ * NULL if it is not aligned (IBA 9.4.5).  Release with vrnic_mr_unmap().
+ */
+static u64 *vrnic_mr_map_word(struct vrnic_mr *mr, u64 iova)
+{
+	u64 *p;
+	u32 avail;
+
+	if (iova & 7)
+		return NULL;
+	p = vrnic_mr_map(mr, iova, &avail);
+	if (!p)
+		return NULL;
+	/* The kernel address is misaligned if the user VA differs mod 8. */
+	if (((uintptr_t)p & 7) || avail < 8) {
+		vrnic_mr_unmap(mr, p);
+		return NULL;
+	}
+	return p;
+}
+
 int vrnic_mr_atomic(struct vrnic_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig)
 {
 	u64 *p, old;
-	u32 avail;
 
-	if (iova & 7)
-		return -EINVAL;
-	p = vrnic_mr_map(mr, iova, &avail);
+	p = vrnic_mr_map_word(mr, iova);
 	if (!p)
 		return -EINVAL;
-	/* The kernel address is misaligned if the user VA differs mod 8. */
-	if (((uintptr_t)p & 7) || avail < 8) {
-		vrnic_mr_unmap(mr, p);
-		return -EINVAL;
-	}
 	if (cmp_swap) {
 		old = cmpxchg64(p, cmp_add, swap);
 	} else {
@@ -467,6 +482,20 @@ int vrnic_mr_atomic(struct vrnic_mr *mr, u64 iova, bool cmp_swap,
 	}
 	vrnic_mr_unmap(mr, p);
 	*orig = old;
+	return 0;
+}
+
+int vrnic_mr_atomic_write(struct vrnic_mr *mr, u64 iova, const u8 *data)
+{
+	u64 *p, val;
+
+	p = vrnic_mr_map_word(mr, iova);
+	if (!p)
+		return -EINVAL;
+	/* The bytes land as they were in the requester's memory. */
+	memcpy(&val, data, sizeof(val));
+	xchg(p, val);
+	vrnic_mr_unmap(mr, p);
 	return 0;
 }
 

@@ -37,6 +37,12 @@
 #define VRNIC_MW_ACCESS_FLAGS	(IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * Rights a bind may name: local write means nothing for a window (an lkey
+ * never names one) but verbs consumers pass the MR's flags, rdma-core's
+ * own tests among them; it is accepted and not granted.
+ */
+#define VRNIC_MW_BIND_FLAGS	(VRNIC_MW_ACCESS_FLAGS | IB_ACCESS_LOCAL_WRITE)
 
 static atomic_t vrnic_mw_key_byte = ATOMIC_INIT(0);
 
@@ -145,7 +151,7 @@ static int vrnic_mw_check_bind(struct vrnic_qp *qp, struct vrnic_mw *mw,
 	    VRNIC_MW_INDEX(newkey) != VRNIC_MW_INDEX(mw->key) ||
 	    mw->ibmw.pd != qp->ibqp.pd)
 		return -EINVAL;
-	if (access & ~VRNIC_MW_ACCESS_FLAGS)
+	if (access & ~VRNIC_MW_BIND_FLAGS)
 		return -EINVAL;
 	if (mw->ibmw.type == IB_MW_TYPE_2) {
 		/* Only a free window; a new key byte; a real window. */
@@ -208,7 +214,7 @@ int vrnic_mw_bind(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
 		mw->mr = mr;
 		mw->addr = wqe->wr.mw.addr;
 		mw->length = wqe->wr.mw.length;
-		mw->access = wqe->wr.mw.access;
+		mw->access = wqe->wr.mw.access & VRNIC_MW_ACCESS_FLAGS;
 		if (mw->ibmw.type == IB_MW_TYPE_2)
 			mw->qpn = qp->ibqp.qp_num;
 		mw->state = VRNIC_MW_VALID;

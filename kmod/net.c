@@ -19,17 +19,20 @@
 
 /**
  * struct vrnic_udp - the UDP 4791 sockets of one network namespace
- * @net: the namespace; not reference counted: vrnic_net_exit_net()
- *	removes every device of a dying namespace, and with it this entry,
- *	before the namespace is freed
+ * @net: the namespace.  Deliberately not reference counted: a kernel
+ *	socket must not keep its namespace alive (the namespace could then
+ *	never be destroyed while a device exists).  Instead the rule is that
+ *	no entry outlives its namespace: vrnic_net_exit_net() removes every
+ *	device whose sockets are in the dying namespace, whatever namespace
+ *	its netdev has moved to since, and the last device frees the entry.
  * @sock4: IPv4 socket
  * @sock6: IPv6-only socket, or NULL when IPv6 is disabled
  * @users: vrnic devices using the sockets
  * @list: entry in vrnic_udp_list
  *
- * vrnic_udp_list and @users are protected by vrnic_udp_mutex.  @sock4 and
- * @sock6 never change while a device holds the entry, so the data path
- * reads them without locking.
+ * vrnic_udp_list, @users and the opening and closing of the sockets are
+ * serialised by vrnic_udp_mutex.  @sock4 and @sock6 never change while a
+ * device holds the entry, so the data path reads them without locking.
  */
 struct vrnic_udp {
 	struct net *net;
@@ -156,13 +159,27 @@ void vrnic_udp_put(struct vrnic_dev *vdev)
 		return;
 	}
 	list_del(&udp->list);
-	mutex_unlock(&vrnic_udp_mutex);
-
-	/* Waits for in-flight receive callbacks (synchronize_rcu inside). */
+	/*
+	 * Close the sockets before a new device of this namespace can look
+	 * for them: released outside the mutex, a device created meanwhile
+	 * would bind port 4791 while these still hold it (EADDRINUSE).
+	 * Waits for in-flight receive callbacks (synchronize_rcu inside).
+	 */
 	if (udp->sock6)
 		udp_tunnel_sock_release(udp->sock6);
 	udp_tunnel_sock_release(udp->sock4);
+	mutex_unlock(&vrnic_udp_mutex);
 	kfree(udp);
+}
+
+/*
+ * The namespace @vdev lives in: that of its sockets, fixed at creation.
+ * Valid while @vdev is on vrnic_dev_list (the sockets are attached before
+ * it is added and detached after it is removed) or registered.
+ */
+struct net *vrnic_dev_net(struct vrnic_dev *vdev)
+{
+	return vdev->udp->net;
 }
 
 struct socket *vrnic_udp_sock4(struct vrnic_dev *vdev)

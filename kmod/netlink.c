@@ -52,31 +52,6 @@ const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
 	[VRNIC_QP_CNT_ECN_MARKED] = "ecn_marked",
 };
 
-/**
- * vrnic_qp_counters_next - default per-QP counter hook: QPs, no counts yet
- * @vdev: the device
- * @qpn: in: the lowest QP number wanted; out: the QP found
- * @cnt: the QP's counters, all zero here
- *
- * Lists the QPs of @vdev (vrnic_dev.qp_xa is indexed by QPN; reserved
- * slots of QPs still being created are skipped by xa_find()) with zero
- * counters.  The data path replaces this with a definition that reads the
- * QP's real counters (see config.h).
- *
- * Return: 0, or -ENOENT when no QP has a number >= *@qpn.
- */
-int __weak vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
-				  struct vrnic_qp_counters *cnt)
-{
-	unsigned long index = *qpn;
-
-	if (!xa_find(&vdev->qp_xa, &index, U32_MAX, XA_PRESENT))
-		return -ENOENT;
-	*qpn = index;
-	memset(cnt, 0, sizeof(*cnt));
-	return 0;
-}
-
 /* ---- Policies and the messages that explain their rejections ---- */
 
 /**
@@ -497,9 +472,52 @@ static int vrnic_parse_nest(struct nlattr **tb, const struct nlattr *nest,
 	return err;
 }
 
+/* ---- Who may see what ---- */
+
+/**
+ * struct vrnic_viewer - on whose behalf a request runs
+ * @net: the requesting socket's namespace
+ * @uid: the effective uid the socket was opened with (as netlink_capable()
+ *	judges the opener, not whichever task happens to read a dump)
+ * @admin: CAP_NET_ADMIN in the initial user namespace
+ *
+ * Reads are open to every user, but an unprivileged one sees only the
+ * devices of its own namespace and only its own QPs: QP numbers and
+ * counters are what a packet injector needs to aim at a live QP.
+ */
+struct vrnic_viewer {
+	struct net *net;
+	kuid_t uid;
+	bool admin;
+};
+
+static struct vrnic_viewer vrnic_viewer(struct sk_buff *skb)
+{
+	struct sock *sk = NETLINK_CB(skb).sk;
+
+	return (struct vrnic_viewer) {
+		.net = sock_net(sk),
+		.uid = sk->sk_socket->file->f_cred->euid,
+		.admin = netlink_capable(skb, CAP_NET_ADMIN),
+	};
+}
+
+/*
+ * A device is visible where ib_core lets the namespace see it (the RDMA
+ * subsystem's netns mode) and, for an unprivileged viewer, only in the
+ * namespace the device lives in.
+ */
+static bool vrnic_dev_visible(struct vrnic_dev *vdev,
+			      const struct vrnic_viewer *who)
+{
+	if (!rdma_dev_access_netns(&vdev->ibdev, who->net))
+		return false;
+	return who->admin || net_eq(vrnic_dev_net(vdev), who->net);
+}
+
 /* ---- Devices ---- */
 
-static struct vrnic_dev *vrnic_genl_dev(struct net *net,
+static struct vrnic_dev *vrnic_genl_dev(const struct vrnic_viewer *who,
 					const struct nlattr *attr,
 					struct netlink_ext_ack *extack)
 {
@@ -510,13 +528,13 @@ static struct vrnic_dev *vrnic_genl_dev(struct net *net,
 
 	vdev = vrnic_dev_get_by_name(name);
 	if (vdev) {
-		if (rdma_dev_access_netns(&vdev->ibdev, net))
+		if (vrnic_dev_visible(vdev, who))
 			return vdev;
 		vrnic_dev_put(vdev);
 	} else {
 		ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 		if (ibdev) {
-			visible = rdma_dev_access_netns(ibdev, net);
+			visible = rdma_dev_access_netns(ibdev, who->net);
 			ib_device_put(ibdev);
 			if (visible) {
 				NL_SET_ERR_MSG_ATTR(extack, attr,
@@ -538,15 +556,17 @@ static int vrnic_require(struct genl_info *info, int type, const char *msg)
 	return -EINVAL;
 }
 
-static struct vrnic_dev *vrnic_info_dev(struct genl_info *info)
+static struct vrnic_dev *vrnic_info_dev(struct sk_buff *skb,
+					struct genl_info *info)
 {
+	struct vrnic_viewer who = vrnic_viewer(skb);
 	int err;
 
 	err = vrnic_require(info, VRNIC_ATTR_DEV_NAME, "dev_name missing");
 	if (err)
 		return ERR_PTR(err);
-	return vrnic_genl_dev(genl_info_net(info),
-			      info->attrs[VRNIC_ATTR_DEV_NAME], info->extack);
+	return vrnic_genl_dev(&who, info->attrs[VRNIC_ATTR_DEV_NAME],
+			      info->extack);
 }
 
 /*
@@ -555,6 +575,7 @@ static struct vrnic_dev *vrnic_info_dev(struct genl_info *info)
  * it, so that a dump resumes correctly when devices come and go.
  */
 struct vrnic_dump_ctx {
+	struct vrnic_viewer who;
 	u32 dev_index;
 	u32 pos;
 	u32 filter_index;
@@ -582,7 +603,7 @@ static int vrnic_dump_filter(struct netlink_callback *cb,
 
 	if (!name)
 		return 0;
-	vdev = vrnic_genl_dev(sock_net(cb->skb->sk), name, cb->extack);
+	vdev = vrnic_genl_dev(&ctx->who, name, cb->extack);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
 	ctx->filter = true;
@@ -592,10 +613,8 @@ static int vrnic_dump_filter(struct netlink_callback *cb,
 }
 
 /* The visible device with the lowest index >= ctx->dev_index, held. */
-static struct vrnic_dev *vrnic_dump_next_dev(struct netlink_callback *cb,
-					     struct vrnic_dump_ctx *ctx)
+static struct vrnic_dev *vrnic_dump_next_dev(struct vrnic_dump_ctx *ctx)
 {
-	struct net *net = sock_net(cb->skb->sk);
 	struct vrnic_dev *vdev, *best = NULL;
 
 	mutex_lock(&vrnic_dev_mutex);
@@ -606,7 +625,7 @@ static struct vrnic_dev *vrnic_dump_next_dev(struct netlink_callback *cb,
 		    (ctx->filter && index != ctx->filter_index) ||
 		    (best && index > best->ibdev.index))
 			continue;
-		if (!rdma_dev_access_netns(&vdev->ibdev, net))
+		if (!vrnic_dev_visible(vdev, &ctx->who))
 			continue;
 		if (!ib_device_try_get(&vdev->ibdev))
 			continue;
@@ -637,12 +656,13 @@ static int vrnic_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
 	int err;
 
 	if (!ctx->started) {
+		ctx->who = vrnic_viewer(cb->skb);
 		err = vrnic_dump_filter(cb, ctx);
 		if (err)
 			return err;
 		ctx->started = true;
 	}
-	while ((vdev = vrnic_dump_next_dev(cb, ctx))) {
+	while ((vdev = vrnic_dump_next_dev(ctx))) {
 		index = vdev->ibdev.index;
 		if (index != ctx->dev_index) {
 			ctx->dev_index = index;
@@ -902,7 +922,7 @@ static int vrnic_obj_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (WARN_ON_ONCE(!obj))
 		return -EOPNOTSUPP;
-	vdev = vrnic_info_dev(info);
+	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
 
@@ -1066,6 +1086,7 @@ err_cancel:
 static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vrnic_qp_counters cnt;
+	struct vrnic_viewer who;
 	struct vrnic_dev *vdev;
 	struct sk_buff *msg;
 	u32 want, qpn;
@@ -1074,13 +1095,15 @@ static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vrnic_require(info, VRNIC_ATTR_QPN, "qpn missing");
 	if (err)
 		return err;
-	vdev = vrnic_info_dev(info);
+	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
 
 	want = nla_get_u32(info->attrs[VRNIC_ATTR_QPN]);
 	qpn = want;
-	err = vrnic_qp_counters_next(vdev, &qpn, &cnt);
+	who = vrnic_viewer(skb);
+	err = vrnic_qp_counters_next(vdev, &qpn, who.admin ? NULL : &who.uid,
+				     &cnt);
 	if (!err && qpn != want)
 		err = -ENOENT;
 	if (err) {
@@ -1114,7 +1137,9 @@ static int vrnic_qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	u32 qpn = ctx->pos;
 	int err;
 
-	while (!vrnic_qp_counters_next(vdev, &qpn, &cnt)) {
+	const kuid_t *owner = ctx->who.admin ? NULL : &ctx->who.uid;
+
+	while (!vrnic_qp_counters_next(vdev, &qpn, owner, &cnt)) {
 		ctx->pos = qpn;
 		err = vrnic_qp_msg(skb, vdev, qpn, &cnt,
 				   NETLINK_CB(cb->skb).portid,
@@ -1178,7 +1203,7 @@ static int vrnic_limits_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vrnic_require(info, VRNIC_ATTR_LIMITS, "limits missing");
 	if (err)
 		return err;
-	vdev = vrnic_info_dev(info);
+	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
 	err = vrnic_parse_nest(tb, info->attrs[VRNIC_ATTR_LIMITS],
@@ -1393,7 +1418,7 @@ static int vrnic_cfg_set_doit(struct sk_buff *skb, struct genl_info *info)
 			    is_qos ? "qos missing" : "dcqcn missing");
 	if (err)
 		return err;
-	vdev = vrnic_info_dev(info);
+	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
 	if (is_qos) {

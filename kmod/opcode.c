@@ -77,6 +77,9 @@ struct vrnic_opcode_info vrnic_opcode[256] __ro_after_init = {
 					SND | L | CMP | INV),
 	[RC | VRNIC_SEND_ONLY_INV] = OP("RC_SEND_ONLY_INV",
 					SND | F | L | CMP | INV),
+	[RC | VRNIC_ATOMIC_WRITE] = OP("RC_ATOMIC_WRITE",
+				       RQ | PL | RETH | VRNIC_M_ATOMIC_WRITE |
+				       F | L),
 
 	[UC | VRNIC_SEND_FIRST] = OP("UC_SEND_FIRST", SND | F | FULL),
 	[UC | VRNIC_SEND_MIDDLE] = OP("UC_SEND_MIDDLE", SND | M | FULL),

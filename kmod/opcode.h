@@ -42,6 +42,8 @@ enum vrnic_opcode {
 	VRNIC_FETCH_ADD			= 0x14,
 	VRNIC_SEND_LAST_INV		= 0x16,
 	VRNIC_SEND_ONLY_INV		= 0x17,
+	/* IBTA 1.5 (annex to 1.4, 9.2.1): RETH + 8 bytes, RC only */
+	VRNIC_ATOMIC_WRITE		= 0x1d,
 };
 
 /* Bits of vrnic_opcode_info.mask. */
@@ -73,6 +75,8 @@ enum {
 	VRNIC_M_COMP		= BIT(18),
 	/* the packet carries a full MTU of payload unless it is the last */
 	VRNIC_M_FULL		= BIT(19),
+	/* operation: ATOMIC WRITE (IBTA 1.5), a kind of its own */
+	VRNIC_M_ATOMIC_WRITE	= BIT(20),
 };
 
 #define VRNIC_M_ONLY		(VRNIC_M_FIRST | VRNIC_M_LAST)

@@ -53,6 +53,16 @@
 /* Pages one fast-registration MR can map (IB_WR_REG_MR). */
 #define VRNIC_MAX_FMR_PAGES		512
 
+/*
+ * Device-wide budget for request packets a responder holds instead of
+ * executing at once: out of order (at most 64 per QP) or queued behind a
+ * long READ (at most 1024 per QP), counted by skb truesize.  Without it
+ * one user's QPs could pin hundreds of MiB of packets.  32 MiB holds the
+ * full reorder window of ~60 QPs at a 4 KiB MTU; a packet beyond it is
+ * dropped (drop_held_budget) and RC recovers it by NAK or retransmission.
+ */
+#define VRNIC_HELD_BYTES_MAX		(32UL << 20)
+
 #define VRNIC_MAX_PKEYS			1
 #define VRNIC_DEFAULT_PKEY		0xffff
 #define VRNIC_GID_TABLE_LEN		1024

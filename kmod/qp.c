@@ -41,6 +41,27 @@ void vrnic_qp_put(struct vrnic_qp *qp)
 		complete(&qp->released);
 }
 
+/**
+ * vrnic_qp_owned_by - whether a process running as @uid created @qp
+ * @qp: a QP the caller holds a reference to (so ib_core's resource
+ *	tracking entry, which outlives destroy_qp, is still there)
+ * @uid: effective uid to compare with
+ *
+ * Kernel QPs (ULPs, the GSI QP) belong to no user.
+ */
+bool vrnic_qp_owned_by(struct vrnic_qp *qp, kuid_t uid)
+{
+	struct task_struct *task = qp->ibqp.res.task;
+	bool owned;
+
+	if (!qp->ibqp.res.user || !task)
+		return false;
+	rcu_read_lock();
+	owned = uid_eq(__task_cred(task)->euid, uid);
+	rcu_read_unlock();
+	return owned;
+}
+
 void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type)
 {
 	struct ib_qp *ibqp = &qp->ibqp;
@@ -78,8 +99,9 @@ static size_t vrnic_sq_ring_slot(bool is_user, u32 max_sge, u32 max_inline)
 	size_t data = max_t(size_t, max_sge * sizeof(struct rxe_sge),
 			    max_inline);
 
+	/* librxe writes an ATOMIC WRITE's 8 bytes into the data segment. */
 	if (is_user)
-		return sizeof(struct rxe_send_wqe) + data;
+		return sizeof(struct rxe_send_wqe) + max_t(size_t, data, 8);
 	return sizeof(struct vrnic_send_wqe) + data;
 }
 
@@ -177,7 +199,7 @@ static int vrnic_sq_init(struct vrnic_qp *qp, const struct ib_qp_cap *cap,
 	size = vrnic_sq_copy_slot(sq->max_sge, sq->max_inline);
 	sq->log2_wqe_size = order_base_2(size);
 	sq->wqes = kvzalloc((size_t)(sq->q.index_mask + 1) <<
-			    sq->log2_wqe_size, GFP_KERNEL);
+			    sq->log2_wqe_size, GFP_KERNEL_ACCOUNT);
 	if (!sq->wqes) {
 		err = -ENOMEM;
 		goto err_free_queue;
@@ -254,7 +276,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	max_rsge = qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
 	qp->rwqe_buf = kzalloc(struct_size(qp->rwqe_buf, dma.sge, max_rsge),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!qp->rwqe_buf) {
 		err = -ENOMEM;
 		goto err_free_rq;
@@ -303,11 +325,15 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vrnic_dev *vdev = to_vdev(ibqp->device);
 	struct vrnic_qp *qp = to_vqp(ibqp);
 
-	/* No new lookups, then no engine work, then no references left. */
+	/*
+	 * The lifetime rule of transport.h: no new lookups, then no
+	 * receive path holding a reference, then no timer or work, and only
+	 * then is anything freed.
+	 */
 	xa_erase_irq(&vdev->qp_xa, ibqp->qp_num);
-	vrnic_xport_destroy(qp);
 	vrnic_qp_put(qp);
 	wait_for_completion(&qp->released);
+	vrnic_xport_destroy(qp);
 
 	kfree(qp->rwqe_buf);
 	vrnic_queue_free(&qp->rq.q);
@@ -379,8 +405,12 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp,
 	return 0;
 }
 
-/* Empty both rings (entering RESET); the wire resets its own state. */
-static void vrnic_qp_reset_queues(struct vrnic_qp *qp)
+/**
+ * vrnic_qp_reset_queues - empty both rings (entering RESET)
+ * @qp: the QP; the engines are stopped and the caller holds both engine
+ *	locks (vrnic_xport_lock()), see the lifetime rule in transport.h
+ */
+void vrnic_qp_reset_queues(struct vrnic_qp *qp)
 {
 	unsigned long flags;
 
@@ -468,9 +498,12 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 
+	/* Timers and work stop before the rings and transport reset. */
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
-		vrnic_qp_reset_queues(qp);
+		vrnic_xport_stop(qp);
 
+	/* Path attributes: under both engine locks, see transport.h. */
+	vrnic_xport_lock(qp);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	vrnic_qp_apply(qp, attr, mask);
 	/* A concurrent vrnic_qp_error() wins over a non-reset transition. */
@@ -480,6 +513,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.qp_state = next;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	vrnic_xport_unlock(qp);
 
 	err = vrnic_xport_modify(qp, attr, mask);
 	if (err) {
@@ -538,9 +572,13 @@ static int vrnic_build_swqe(struct vrnic_qp *qp, const struct ib_send_wr *wr,
 	u8 *p;
 	int i;
 
-	/* Kernel consumers register memory with IB_WR_REG_MR, not MWs. */
-	if (wr->opcode == IB_WR_BIND_MW || !vrnic_wr_allowed(type, wr->opcode) ||
-	    wr->num_sge < 0)
+	/*
+	 * Kernel consumers register memory with IB_WR_REG_MR, not MWs; 6.1's
+	 * kernel verbs have no ATOMIC WRITE (its number is unused there).
+	 */
+	if (wr->opcode == IB_WR_BIND_MW ||
+	    wr->opcode == VRNIC_WR_ATOMIC_WRITE ||
+	    !vrnic_wr_allowed(type, wr->opcode) || wr->num_sge < 0)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		length += wr->sg_list[i].length;
@@ -635,18 +673,21 @@ int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* For a user QP this is librxe's doorbell: the WQEs are in the SQ. */
-	if (qp->is_user) {
-		vrnic_req_kick(qp);
-		return 0;
-	}
-
-	/* IBA 10.8.2.3: posting sends before RTS is an immediate error. */
+	/*
+	 * IBA 10.8.2.3: posting sends before RTS is an immediate error.  For
+	 * a user QP this is librxe's doorbell (the WQEs are in the SQ): its
+	 * status is what ibv_post_send() and ibv_wr_complete() return, so the
+	 * doorbell fails too, and nothing is fetched from the ring.
+	 */
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (qp->is_user) {
+		vrnic_req_kick(qp);
+		return 0;
 	}
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -687,7 +728,7 @@ int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	 * how ib_drain_rq() finishes); the responder work flushes the RQ.
 	 */
 	if (state == IB_QPS_ERR)
-		queue_work(vrnic_wq, &qp->xport.resp_work);
+		vrnic_resp_schedule(qp);
 	return err;
 }
 
@@ -781,6 +822,23 @@ static void vrnic_sq_copy_user(struct vrnic_qp *qp, u32 pos,
 		wqe->wr.atomic.swap = wr.wr.atomic.swap;
 		wqe->wr.atomic.rkey = wr.wr.atomic.rkey;
 		break;
+	case VRNIC_WR_ATOMIC_WRITE:
+		/*
+		 * librxe puts the 8 bytes in the data segment (its atomic_wr,
+		 * where inline data goes) with length 8 and no SGE.
+		 */
+		wqe->wr.rdma.remote_addr = wr.wr.rdma.remote_addr;
+		wqe->wr.rdma.rkey = wr.wr.rdma.rkey;
+		if (length != sizeof(wqe->wr.rdma.atomic_wr)) {
+			wqe->status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		memcpy(wqe->wr.rdma.atomic_wr, u->dma.inline_data,
+		       sizeof(wqe->wr.rdma.atomic_wr));
+		wqe->dma.length = length;
+		wqe->dma.resid = length;
+		wqe->status = IB_WC_SUCCESS;
+		return;
 	case IB_WR_BIND_MW:
 		/* No data segment: librxe posts num_sge 0, length 0. */
 		wqe->wr.mw.addr = wr.wr.mw.addr;
@@ -833,12 +891,23 @@ static void vrnic_sq_copy_user(struct vrnic_qp *qp, u32 pos,
 struct vrnic_send_wqe *vrnic_sq_get(struct vrnic_qp *qp, u32 pos)
 {
 	struct vrnic_sq *sq = &qp->sq;
+	u32 mask = sq->q.index_mask, cons = sq->q.cons;
 	struct vrnic_send_wqe *wqe;
+	u32 posted;
 
-	pos &= sq->q.index_mask;
+	pos &= mask;
 	if (vrnic_sq_fetched(qp, pos))
 		return vrnic_sq_wqe(qp, pos);
-	if (pos != sq->fetch || sq->fetch == vrnic_queue_load_prod(&sq->q))
+	if (pos != sq->fetch)
+		return NULL;
+	/*
+	 * The process may move the producer anywhere, backwards too: only
+	 * [cons, prod) is posted, and fetch stays inside it.  Were fetch
+	 * allowed to run on to a producer behind it, it would wrap onto
+	 * cons and the copies of WQEs in flight would be overwritten.
+	 */
+	posted = (vrnic_queue_load_prod(&sq->q) - cons) & mask;
+	if (((sq->fetch - cons) & mask) >= posted)
 		return NULL;
 
 	wqe = vrnic_sq_wqe(qp, pos);
@@ -881,6 +950,9 @@ static enum ib_wc_opcode vrnic_wc_opcode(u32 wr_opcode)
 		return IB_WC_REG_MR;
 	case IB_WR_BIND_MW:
 		return IB_WC_BIND_MW;
+	case VRNIC_WR_ATOMIC_WRITE:
+		/* User QPs only: the number is the uverbs one. */
+		return (enum ib_wc_opcode)VRNIC_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -916,14 +988,20 @@ int vrnic_sq_complete(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 /**
  * vrnic_sq_flush - complete every unretired send WQE as flushed
  * @qp: a QP in ERR; called by the wire, serialised per QP
+ *
+ * One pass flushes at most a ring's worth: the process can post as fast
+ * as we flush (and consume the CQ as fast), and the caller may run with
+ * BHs off.  WQEs posted meanwhile are flushed at the next doorbell.
  */
 void vrnic_sq_flush(struct vrnic_qp *qp)
 {
 	struct vrnic_send_wqe *wqe;
+	u32 n;
 
 	/* Getting the WQE at q.cons fetches it if it was not yet. */
-	while ((wqe = vrnic_sq_get(qp, qp->sq.q.cons))) {
-		if (vrnic_sq_complete(qp, wqe, IB_WC_WR_FLUSH_ERR))
+	for (n = 0; n < vrnic_queue_capacity(&qp->sq.q); n++) {
+		wqe = vrnic_sq_get(qp, qp->sq.q.cons);
+		if (!wqe || vrnic_sq_complete(qp, wqe, IB_WC_WR_FLUSH_ERR))
 			break;
 		vrnic_sq_retire(qp);
 	}
@@ -976,9 +1054,13 @@ static int vrnic_rq_flush_one(struct vrnic_qp *qp, u64 wr_id)
  * @qp: a QP in ERR; called by the wire's responder, serialised per QP
  *
  * WQEs still on an SRQ stay there for the other QPs (IBA 10.2.9.5).
+ * One pass flushes at most a ring's worth, as vrnic_sq_flush() does
+ * (it may run in the receive softirq); later posts wait for the next.
  */
 void vrnic_rq_flush(struct vrnic_qp *qp)
 {
+	u32 n;
+
 	if (qp->rwqe) {
 		if (vrnic_rq_flush_one(qp, qp->rwqe->wr_id))
 			return;
@@ -986,7 +1068,9 @@ void vrnic_rq_flush(struct vrnic_qp *qp)
 	}
 	if (qp->srq)
 		return;
-	while (vrnic_rq_take(&qp->rq, qp->rwqe_buf) != -ENOENT)
-		if (vrnic_rq_flush_one(qp, qp->rwqe_buf->wr_id))
+	for (n = 0; n < qp->rq.max_wr; n++) {
+		if (vrnic_rq_take(&qp->rq, qp->rwqe_buf) == -ENOENT ||
+		    vrnic_rq_flush_one(qp, qp->rwqe_buf->wr_id))
 			return;
+	}
 }

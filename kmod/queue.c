@@ -17,8 +17,9 @@
  * @num_elem: entries the ring must be able to hold
  * @elem_size: bytes per entry (rounded up to a power of two)
  *
- * The buffer comes from vmalloc_user(): zeroed, and suitable for
- * remap_vmalloc_range() should the queue be mapped.
+ * The buffer is zeroed vmalloc memory, charged to the memory cgroup of
+ * the caller (a process can ask for rings of many megabytes each); it is
+ * mapped page by page should the queue be mapped (vrnic_mmap()).
  * Return: 0 or -ENOMEM.
  */
 int vrnic_queue_init(struct vrnic_queue *q, u32 num_elem, size_t elem_size)
@@ -28,7 +29,7 @@ int vrnic_queue_init(struct vrnic_queue *q, u32 num_elem, size_t elem_size)
 
 	q->size = PAGE_ALIGN(sizeof(*q->buf) +
 			     ((size_t)slots << log2_elem_size));
-	q->buf = vmalloc_user(q->size);
+	q->buf = __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!q->buf)
 		return -ENOMEM;
 
@@ -59,7 +60,7 @@ int vrnic_queue_map(struct vrnic_queue *q, struct ib_udata *udata,
 	struct vrnic_mmap_entry *entry;
 	int err;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry)
 		return -ENOMEM;
 
@@ -98,6 +99,7 @@ int vrnic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct vrnic_mmap_entry *entry;
+	unsigned long off;
 	int err;
 
 	/* Checks the offset and that the length is the whole entry. */
@@ -106,7 +108,15 @@ int vrnic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		return -EINVAL;
 
 	entry = container_of(rdma_entry, struct vrnic_mmap_entry, rdma);
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	/*
+	 * The buffer is not a vmalloc_user() area (that one cannot be
+	 * charged to a memory cgroup): insert its pages one by one.  The
+	 * mapping has exactly the entry's size (checked above).
+	 */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (off = 0, err = 0; off < entry->size && !err; off += PAGE_SIZE)
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(entry->buf + off));
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
 }

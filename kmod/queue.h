@@ -31,7 +31,7 @@
 /**
  * struct vrnic_mmap_entry - a ring buffer offered to user space via mmap
  * @rdma: ib_core's entry; the mmap offset handed to librxe comes from it
- * @buf: the vmalloc_user() buffer
+ * @buf: the ring buffer (vmalloc, see vrnic_queue_init())
  * @size: size of @buf in bytes (page aligned)
  *
  * The entry, not the queue, owns @buf: a process may keep the mapping

@@ -13,6 +13,7 @@
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include <asm/unaligned.h>
+#include <rdma/ib_mad.h>
 
 #include "vrnic.h"
 #include "verbs.h"
@@ -35,8 +36,9 @@ static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
 }
 
 /*
- * Packets a QP sends to an address of its own host come back through
- * the loopback device: find the device by the destination address.
+ * The device owning the destination address of @skb, with a device
+ * reference, or NULL: for packets to an address of this host (local
+ * delivery in xmit.c, and the forgeries vrnic_rcv() drops).
  */
 struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
 {
@@ -97,16 +99,55 @@ static bool vrnic_state_ok(struct vrnic_qp *qp, u32 mask)
 int vrnic_rcv(struct sk_buff *skb)
 {
 	struct vrnic_dev *vdev;
+	bool looped = skb->dev->flags & IFF_LOOPBACK;
 
-	if (skb->dev->flags & IFF_LOOPBACK)
-		vdev = vrnic_dev_from_daddr(skb);
-	else
-		vdev = vrnic_dev_from_netdev(skb->dev);
+	vdev = looped ? vrnic_dev_from_daddr(skb) :
+			vrnic_dev_from_netdev(skb->dev);
 	if (!vdev) {
 		kfree_skb(skb);
 		return 0;
 	}
+	/*
+	 * A vrnic device sends to an address of its own host by local
+	 * delivery (xmit.c), never through this socket, and RoCEv2 is
+	 * unicast.  So a datagram that reached the socket through the
+	 * loopback device, or as a broadcast or multicast looped back by
+	 * the sender's host, came from a local socket: any local user can
+	 * send one with whatever RoCE headers and ICRC it likes, and with
+	 * the source address of a local peer.  Drop it.
+	 */
+	if (looped || skb->pkt_type != PACKET_HOST) {
+		vrnic_counter_inc(vdev, VRNIC_CNT_DROP_BAD_ADDR);
+		ib_device_put(&vdev->ibdev);
+		kfree_skb(skb);
+		return 0;
+	}
 	return vrnic_rcv_dev(vdev, skb, false);
+}
+
+/*
+ * RC and UC: a connected QP accepts only its peer's packets (the
+ * header validation of IBA 9.6 checks the source of a connected QP's
+ * packets; RoCEv2, annex A17, carries the addresses in the IP header).
+ * So compare the outer IP header with the QP's primary path: source the
+ * remote GID's address, destination our GID's, as set at RTR.  UD and
+ * GSI take packets from anyone with the Q_Key.  qp->av changes only in
+ * modify_qp; a packet racing that change may be dropped, which RC
+ * recovers from like from any loss.
+ */
+static bool vrnic_addr_ok(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	const struct vrnic_av *av = &qp->av;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (ip_hdr(skb)->version == 4)
+		return av->network_type == RDMA_NETWORK_IPV4 &&
+		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr &&
+		       ip_hdr(skb)->daddr == av->saddr.in4.sin_addr.s_addr;
+	return av->network_type == RDMA_NETWORK_IPV6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.in6.sin6_addr) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.in6.sin6_addr);
 }
 
 /**
@@ -179,6 +220,9 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	reason = VRNIC_CNT_DROP_QP_STATE;
 	if (!vrnic_state_ok(qp, info->mask))
 		goto drop_qp;
+	reason = VRNIC_CNT_DROP_BAD_ADDR;
+	if (!vrnic_addr_ok(qp, skb))
+		goto drop_qp;
 	if (info->mask & VRNIC_M_DETH) {
 		struct vrnic_deth *deth = (void *)((u8 *)bth + info->off_deth);
 		u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ?
@@ -188,6 +232,15 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 		if (deth_qkey(deth) != qkey)
 			goto drop_qp;
 	}
+	/*
+	 * QP1 receives MADs, which are exactly 256 bytes (IBA 13.4); the
+	 * GSI consumer (ib_mad) sizes its receive buffers for one and never
+	 * reposts a buffer completed in error, so anything else is dropped
+	 * here rather than allowed to use one up.
+	 */
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	if (qp->ibqp.qp_type == IB_QPT_GSI && len != IB_MGMT_MAD_SIZE)
+		goto drop_qp;
 
 	pkt = vrnic_pkt(skb);
 	pkt->qp = qp;

@@ -89,17 +89,31 @@ static unsigned long vrnic_retrans_jiffies(struct vrnic_qp *qp)
 	return max_t(unsigned long, usecs_to_jiffies(us), 2);
 }
 
+/* Called with @sq_lock held: see the lifetime rule in transport.h. */
 void vrnic_req_arm_timer(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	if (!xp->dying)
+	if (!xp->stopped)
 		mod_timer(&xp->retrans_timer,
 			  jiffies + vrnic_retrans_jiffies(qp));
 }
 
-/* Does this WQE hold one of the max_rd_atomic slots? */
+/*
+ * Does this WQE hold one of the max_rd_atomic slots?  IBTA 1.5 counts an
+ * ATOMIC WRITE among the operations that use responder resources.
+ */
 bool vrnic_wr_is_rd_atomic(u32 opcode)
+{
+	return vrnic_wr_has_resp_data(opcode) ||
+	       opcode == VRNIC_WR_ATOMIC_WRITE;
+}
+
+/*
+ * Is this WQE answered with data (READ responses, an ATOMIC
+ * acknowledge) rather than completed by an ACK?
+ */
+bool vrnic_wr_has_resp_data(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ ||
 	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -118,6 +132,7 @@ bool vrnic_wr_is_wire(u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case VRNIC_WR_ATOMIC_WRITE:
 		return true;
 	default:
 		return false;
@@ -138,6 +153,7 @@ bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case VRNIC_WR_ATOMIC_WRITE:	/* IBTA 1.5: RC only */
 		return type == IB_QPT_RC;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
@@ -214,7 +230,8 @@ static bool vrnic_req_init(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe)
 	}
 
 	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	    wqe->opcode == VRNIC_WR_ATOMIC_WRITE)
 		span = 1;
 	else
 		span = vrnic_npkts(wqe->dma.length, mtu);
@@ -259,6 +276,8 @@ static u8 vrnic_req_opcode(u32 wr, bool first, bool last)
 		return VRNIC_READ_REQUEST;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		return VRNIC_CMP_SWAP;
+	case VRNIC_WR_ATOMIC_WRITE:
+		return VRNIC_ATOMIC_WRITE;
 	default:
 		return VRNIC_FETCH_ADD;
 	}
@@ -335,6 +354,9 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		if (xp->noack_pkts >= VRNIC_ACKREQ_EVERY || budget_left <= 1 ||
 		    (last && !vrnic_req_next_ready(qp, xp->send_idx)))
 			ackreq = true;
+		/* Its ACK is its response, as for a READ or an atomic. */
+		if (op == VRNIC_ATOMIC_WRITE)
+			ackreq = true;
 		if (ackreq)
 			xp->noack_pkts = 0;
 	}
@@ -383,7 +405,10 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		((struct vrnic_ieth *)(hdr + info->off_ieth))->rkey =
 			cpu_to_be32(wqe->ex.invalidate_rkey);
 
-	if (payload) {
+	if (op == VRNIC_ATOMIC_WRITE) {
+		/* payload == 8: the WQE holds the bytes, no SGE */
+		memcpy(hdr + info->length, wqe->wr.rdma.atomic_wr, payload);
+	} else if (payload) {
 		err = vrnic_dma_copy(qp->pd, &wqe->dma, hdr + info->length,
 				     payload, VRNIC_FROM_MR);
 		if (err) {
@@ -449,12 +474,14 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	bool more = false;
 	int ret;
 
+	if (xp->stopped)
+		return false;	/* RESET or destroy: see transport.h */
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR || xp->sq_err) {
 		vrnic_comp_error(qp);
 		/* Receives posted in ERR complete as flushed too. */
-		if (state == IB_QPS_ERR && !xp->dying)
-			queue_work(vrnic_wq, &xp->resp_work);
+		if (state == IB_QPS_ERR)
+			vrnic_resp_schedule(qp);
 		return false;
 	}
 	if (state != IB_QPS_RTS)
@@ -469,10 +496,19 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	    vrnic_req_started(qp, xp->send_idx))
 		vrnic_req_seek(qp, xp->comp_psn);
 
+	/*
+	 * Every pass consumes budget, local WQEs (LOCAL_INV, BIND_MW,
+	 * failed ones) included: the process can keep posting them as fast
+	 * as we complete them, and this runs with BHs off.
+	 */
 	while (!xp->rnr_wait && !xp->sq_err) {
 		wqe = vrnic_sq_get(qp, xp->send_idx);
 		if (!wqe)
 			break;
+		if (budget <= 0) {
+			more = true;
+			break;
+		}
 		if (!vrnic_req_started(qp, xp->send_idx)) {
 			if (!vrnic_req_init(qp, wqe))
 				break;
@@ -483,11 +519,8 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			xp->send_idx = vrnic_sq_next(qp, xp->send_idx);
 			xp->send_off = 0;
 			vrnic_comp_retire(qp);
+			budget--;
 			continue;
-		}
-		if (!budget) {
-			more = true;
-			break;
 		}
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) >=
 			  xp->window)
@@ -547,9 +580,23 @@ void vrnic_req_schedule(struct vrnic_qp *qp)
 {
 	int cpu = READ_ONCE(qp->xport.tx_cpu);
 
+	if (READ_ONCE(qp->xport.stopped))
+		return;
 	if (cpu < 0 || !cpu_online(cpu))
 		cpu = WORK_CPU_UNBOUND;
 	queue_work_on(cpu, vrnic_wq, &qp->xport.req_work);
+}
+
+/**
+ * vrnic_resp_schedule - run the responder's work item
+ * @qp: the QP
+ *
+ * Refused once vrnic_xport_stop() has begun (see transport.h).
+ */
+void vrnic_resp_schedule(struct vrnic_qp *qp)
+{
+	if (!READ_ONCE(qp->xport.stopped))
+		queue_work(vrnic_wq, &qp->xport.resp_work);
 }
 
 /*
@@ -676,7 +723,8 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 	xp->send_idx = idx;
 	xp->req_psn = psn;
 	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	    wqe->opcode == VRNIC_WR_ATOMIC_WRITE) {
 		xp->send_off = 0;
 	} else {
 		xp->send_off = min(((psn - wqe->xport.first_psn) &
@@ -724,7 +772,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 
 	spin_lock_bh(&xp->sq_lock);
-	if (xp->dying || xp->sq_err || READ_ONCE(qp->state) == IB_QPS_ERR ||
+	if (xp->stopped || xp->sq_err || READ_ONCE(qp->state) == IB_QPS_ERR ||
 	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
 		goto out;
 	xp->sq_stats.timeouts++;
@@ -749,7 +797,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 out:
 	spin_unlock_bh(&xp->sq_lock);
 	smp_mb();	/* see vrnic_req_run() */
-	if (test_bit(0, &xp->kick) && !xp->dying)
+	if (test_bit(0, &xp->kick))
 		vrnic_req_schedule(qp);
 }
 
@@ -761,8 +809,7 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 	spin_lock_bh(&xp->sq_lock);
 	xp->rnr_wait = false;
 	spin_unlock_bh(&xp->sq_lock);
-	if (!xp->dying)
-		vrnic_req_schedule(qp);
+	vrnic_req_schedule(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -773,7 +820,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	struct vrnic_qp_xport *xp = &qp->xport;
 	int err;
 
-	err = dst_cache_init(&xp->dst_cache, GFP_KERNEL);
+	err = dst_cache_init(&xp->dst_cache, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
 	spin_lock_init(&xp->sq_lock);
@@ -789,6 +836,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
+	xp->stopped = true;	/* a new QP is in RESET */
 	return 0;
 }
 
@@ -801,7 +849,7 @@ static int vrnic_xport_resize_res(struct vrnic_qp *qp)
 
 	if (n == xp->nres)
 		return 0;
-	res = kcalloc(n, sizeof(*res), GFP_KERNEL);
+	res = kcalloc(n, sizeof(*res), GFP_KERNEL_ACCOUNT);
 	if (!res)
 		return -ENOMEM;
 	spin_lock_bh(&xp->rq_lock);
@@ -815,14 +863,60 @@ static int vrnic_xport_resize_res(struct vrnic_qp *qp)
 	return 0;
 }
 
+/**
+ * vrnic_xport_lock - hold both engine locks (path attribute writers)
+ * @qp: the QP; process context
+ *
+ * See "Path attributes" in transport.h.  Nests qp->state_lock inside.
+ */
+void vrnic_xport_lock(struct vrnic_qp *qp)
+	__acquires(&qp->xport.sq_lock) __acquires(&qp->xport.rq_lock)
+{
+	spin_lock_bh(&qp->xport.sq_lock);
+	spin_lock(&qp->xport.rq_lock);
+}
+
+void vrnic_xport_unlock(struct vrnic_qp *qp)
+	__releases(&qp->xport.rq_lock) __releases(&qp->xport.sq_lock)
+{
+	spin_unlock(&qp->xport.rq_lock);
+	spin_unlock_bh(&qp->xport.sq_lock);
+}
+
+/**
+ * vrnic_xport_stop - stop the engines before RESET or destroy
+ * @qp: the QP; process context, modify_qp or destroy_qp
+ *
+ * Step 2 of the lifetime rule in transport.h.  On return no timer is
+ * pending or running, no work item is queued or running, and none will
+ * be until vrnic_xport_modify() leaves RESET.
+ */
+void vrnic_xport_stop(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	vrnic_xport_lock(qp);
+	xp->stopped = true;
+	vrnic_xport_unlock(qp);
+
+	/* Timers first: their callbacks may queue the work items. */
+	del_timer_sync(&xp->retrans_timer);
+	del_timer_sync(&xp->rnr_timer);
+	cancel_work_sync(&xp->req_work);
+	cancel_work_sync(&xp->resp_work);
+}
+
+/*
+ * Enter RESET (IBA 10.3.1): empty the rings and forget the transport
+ * state.  The engines are stopped (vrnic_xport_stop()); the locks keep
+ * out receive paths that looked the QP up before it left RTS.
+ */
 static void vrnic_xport_reset(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	del_timer_sync(&xp->retrans_timer);
-	del_timer_sync(&xp->rnr_timer);
-
-	spin_lock_bh(&xp->sq_lock);
+	vrnic_xport_lock(qp);
+	vrnic_qp_reset_queues(qp);
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
 	xp->send_off = 0;
@@ -831,9 +925,8 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->rnr_wait = false;
 	xp->sq_err = false;
-	spin_unlock_bh(&xp->sq_lock);
+	xp->sqd_pending = false;
 
-	spin_lock_bh(&xp->rq_lock);
 	xp->msn = 0;
 	xp->in_msg = false;
 	xp->nak_sent = false;
@@ -843,7 +936,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 		memset(xp->res, 0, xp->nres * sizeof(*xp->res));
 	__skb_queue_purge(&xp->backlog);
 	__skb_queue_purge(&xp->ooo);
-	spin_unlock_bh(&xp->rq_lock);
+	vrnic_xport_unlock(qp);
 }
 
 /**
@@ -852,6 +945,8 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
  * @attr: the attributes as passed to modify_qp
  * @mask: IB_QP_* attributes that changed
  *
+ * Entering RESET, the caller stopped the engines first
+ * (vrnic_xport_stop()).
  * Return: 0 or -ENOMEM.
  */
 int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
@@ -863,6 +958,27 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET)
 		vrnic_xport_reset(qp);
 
+	/* Path attributes: both locks, see transport.h. */
+	vrnic_xport_lock(qp);
+	if (mask & IB_QP_PATH_MTU)
+		xp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
+		xp->sport = vrnic_sport(qp->av.flow_label, qp->ibqp.qp_num,
+					qp->attr.dest_qp_num);
+		/* No user of the cache can run: dst_cache_reset()'s rule. */
+		dst_cache_reset(&xp->dst_cache);
+	}
+	if (mask & IB_QP_RQ_PSN) {
+		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;
+		xp->in_msg = false;
+		xp->nak_sent = false;
+		__skb_queue_purge(&xp->ooo);
+	}
+	/* Leaving RESET: the engines may run again (and flush on ERR). */
+	if ((mask & IB_QP_STATE) && attr->qp_state != IB_QPS_RESET)
+		xp->stopped = false;
+	vrnic_xport_unlock(qp);
+
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) || !xp->res) {
 		err = vrnic_xport_resize_res(qp);
 		if (err)
@@ -870,13 +986,6 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	}
 
 	spin_lock_bh(&xp->sq_lock);
-	if (mask & IB_QP_PATH_MTU)
-		xp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
-		xp->sport = vrnic_sport(qp->av.flow_label, qp->ibqp.qp_num,
-					qp->attr.dest_qp_num);
-		dst_cache_reset(&xp->dst_cache);
-	}
 	if (mask & IB_QP_SQ_PSN) {
 		xp->req_psn = qp->attr.sq_psn & VRNIC_PSN_MASK;
 		xp->comp_psn = xp->req_psn;
@@ -901,20 +1010,11 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	if (test_bit(0, &xp->kick))
 		vrnic_req_schedule(qp);
 
-	if (mask & IB_QP_RQ_PSN) {
-		spin_lock_bh(&xp->rq_lock);
-		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;
-		xp->in_msg = false;
-		xp->nak_sent = false;
-		__skb_queue_purge(&xp->ooo);
-		spin_unlock_bh(&xp->rq_lock);
-	}
-
 	if (mask & IB_QP_STATE) {
 		switch (attr->qp_state) {
 		case IB_QPS_ERR:
 			/* Flush both queues from the engines' own context. */
-			queue_work(vrnic_wq, &xp->resp_work);
+			vrnic_resp_schedule(qp);
 			fallthrough;
 		case IB_QPS_RTS:
 			vrnic_req_schedule(qp);
@@ -927,32 +1027,21 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 }
 
 /**
- * vrnic_xport_destroy - stop the engines of a QP that is going away
- * @qp: the QP, already out of the QPN table with no lookups in flight
+ * vrnic_xport_destroy - stop the engines of a QP and free their state
+ * @qp: the QP, out of the QPN table with no lookup reference left (steps
+ *	1 and 2 of the lifetime rule in transport.h)
  */
 void vrnic_xport_destroy(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	spin_lock_bh(&xp->sq_lock);
-	xp->dying = true;
-	spin_unlock_bh(&xp->sq_lock);
-	spin_lock_bh(&xp->rq_lock);
-	spin_unlock_bh(&xp->rq_lock);
-
-	del_timer_sync(&xp->retrans_timer);
-	del_timer_sync(&xp->rnr_timer);
-	cancel_work_sync(&xp->req_work);
-	cancel_work_sync(&xp->resp_work);
-	/* A timer may have fired while the work ran. */
-	del_timer_sync(&xp->retrans_timer);
-	del_timer_sync(&xp->rnr_timer);
-
+	vrnic_xport_stop(qp);
 	__skb_queue_purge(&xp->backlog);
 	__skb_queue_purge(&xp->ooo);
 	dst_cache_destroy(&xp->dst_cache);
 	kfree(xp->res);
 	xp->res = NULL;
+	xp->nres = 0;
 }
 
 /**
@@ -975,13 +1064,13 @@ void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out)
  * vrnic_qp_counters_next - per-QP counters for the netlink API
  * @vdev: the device
  * @qpn: in: lowest QP number wanted; out: the QP found
+ * @owner: only QPs owned by this uid (vrnic_qp_owned_by()), or NULL
  * @cnt: that QP's counters
  *
- * Overrides the __weak default in netlink.c (see config.h).
  * Return: 0, or -ENOENT when no QP has a number >= *@qpn.
  */
 int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
-			   struct vrnic_qp_counters *cnt)
+			   const kuid_t *owner, struct vrnic_qp_counters *cnt)
 {
 	unsigned long index = *qpn, flags;
 	const struct vrnic_qp_stats *sq, *rq;
@@ -996,6 +1085,10 @@ int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
 		xa_unlock_irqrestore(&vdev->qp_xa, flags);
 		if (!qp)
 			return -ENOENT;
+		if (!IS_ERR(qp) && owner && !vrnic_qp_owned_by(qp, *owner)) {
+			vrnic_qp_put(qp);
+			qp = ERR_PTR(-EACCES);	/* someone else's: skip */
+		}
 		if (!IS_ERR(qp))
 			break;
 		if (index == U32_MAX)

@@ -17,6 +17,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/if_ether.h>
+#include <net/dst.h>
 
 #include "vrnic.h"
 #include "verbs.h"
@@ -110,8 +111,7 @@ static void vrnic_resp_error(struct vrnic_qp *qp)
 	vrnic_qp_error(qp);
 	vrnic_rq_flush(qp);
 	qp->xport.in_msg = false;
-	if (!qp->xport.dying)
-		vrnic_req_schedule(qp);
+	vrnic_req_schedule(qp);
 }
 
 /* Post the completion of the held receive WQE and release it. */
@@ -142,18 +142,31 @@ static void vrnic_resp_fail_rwqe(struct vrnic_qp *qp,
 	vrnic_resp_complete(qp, rwqe, &wc, false);
 }
 
+/*
+ * IBA 9.7.5.1.3 length check of a SEND or WRITE packet against the path
+ * MTU: a FIRST or MIDDLE packet carries exactly one MTU, no packet more.
+ * Needs no responder state, so it also runs before a packet is held.
+ */
+static bool vrnic_resp_len_ok(struct vrnic_qp *qp, struct vrnic_pkt *pkt)
+{
+	u32 mtu = qp->xport.mtu;
+
+	if (!(pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE)))
+		return true;
+	return pkt->paylen <= mtu &&
+	       (!(pkt->mask & VRNIC_M_FULL) || pkt->paylen == mtu);
+}
+
 /* SEND packets of RC and UC. */
 static int vrnic_resp_send(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
-	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_recv_wqe *rwqe;
 	struct ib_wc wc = {};
 	int err;
 
-	if (((pkt->mask & VRNIC_M_FULL) && pkt->paylen != xp->mtu) ||
-	    pkt->paylen > xp->mtu)
+	if (!vrnic_resp_len_ok(qp, pkt))
 		return RESP_NAK_INV;
 	rwqe = vrnic_rq_get(qp);
 	if (!rwqe)
@@ -214,8 +227,7 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_recv_wqe *rwqe = NULL;
 	struct vrnic_mr *mr;
 
-	if (((pkt->mask & VRNIC_M_FULL) && pkt->paylen != xp->mtu) ||
-	    pkt->paylen > xp->mtu)
+	if (!vrnic_resp_len_ok(qp, pkt))
 		return RESP_NAK_INV;
 
 	if (pkt->mask & VRNIC_M_FIRST) {
@@ -357,7 +369,7 @@ static void vrnic_resp_read_start(struct vrnic_qp *qp, struct vrnic_rdres *res)
 		return;
 	xp->res_cur = res;
 	xp->resp_busy = true;
-	queue_work(vrnic_wq, &xp->resp_work);
+	vrnic_resp_schedule(qp);
 }
 
 static struct vrnic_rdres *vrnic_resp_res_alloc(struct vrnic_qp *qp)
@@ -450,6 +462,39 @@ static int vrnic_resp_atomic(struct vrnic_qp *qp, struct sk_buff *skb)
 	return RESP_OK;
 }
 
+/*
+ * ATOMIC WRITE (IBTA 1.5): RETH with a DMA length of 8 and 8 bytes of
+ * payload, stored at once at a naturally aligned address of a region the
+ * rkey grants remote write on; answered by an ACK.  A duplicate is
+ * acknowledged like a WRITE, never executed again (vrnic_resp_dup()).
+ */
+static int vrnic_resp_atomic_write(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+	struct vrnic_reth *reth = (void *)(pkt->hdr + info->off_reth);
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_mr *mr;
+	int err;
+
+	if (reth_len(reth) != 8 || pkt->paylen != 8)
+		return RESP_NAK_INV;
+	if (reth_va(reth) & 7)
+		return RESP_NAK_INV;	/* naturally aligned, as atomics */
+	mr = vrnic_rkey_get(qp, reth_rkey(reth), reth_va(reth), 8,
+			    IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(mr))
+		return RESP_NAK_ACC;
+	err = vrnic_mr_atomic_write(mr, reth_va(reth), vrnic_payload(pkt));
+	vrnic_mr_put(mr);
+	if (err)
+		return RESP_NAK_INV;
+	xp->epsn = vrnic_psn_add(pkt->psn, 1);
+	xp->msn++;
+	vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID, pkt->psn);
+	return RESP_OK;
+}
+
 /* IBA 9.7.5.1.2: a request with a PSN we already executed. */
 static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 {
@@ -462,7 +507,7 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 	xp->rq_stats.dup_requests++;
 	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_DUP_REQUESTS);
 
-	if (pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE)) {
+	if (pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE | VRNIC_M_ATOMIC_WRITE)) {
 		/* Already executed: acknowledge everything up to now. */
 		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
 		    vrnic_psn_add(pkt->psn, 1) == xp->epsn)
@@ -530,6 +575,38 @@ static void vrnic_resp_count_nak(struct vrnic_qp *qp, int res)
 	if (res == RESP_NAK_ACC) {
 		qp->xport.rq_stats.access_errors++;
 		vrnic_counter_inc(vdev, VRNIC_CNT_ACCESS_ERRORS);
+	} else if (res == RESP_NAK_INV) {
+		vrnic_counter_inc(vdev, VRNIC_CNT_INVALID_REQUESTS);
+	}
+}
+
+/*
+ * Does the QP take this kind of request?  Its access flags (a Modify QP
+ * attribute) enable remote WRITE, READ and atomics, independently of
+ * the rights of the memory an rkey names; READs, atomics and ATOMIC
+ * WRITEs also need a responder resource, and max_dest_rd_atomic 0 gives
+ * none.  On RC a request the QP does not enable is NAKed as an invalid
+ * request (IBA 9.7.5.1 NAK codes; rdma_rxe answers the same), on UC it
+ * is dropped; checked on the first packet of a message, before anything
+ * is touched.
+ */
+static bool vrnic_resp_op_enabled(struct vrnic_qp *qp, u32 kind)
+{
+	int acc = READ_ONCE(qp->attr.qp_access_flags);
+	bool rd_atomic = READ_ONCE(qp->attr.max_dest_rd_atomic) > 0;
+
+	switch (kind) {
+	case VRNIC_M_WRITE:
+		return acc & IB_ACCESS_REMOTE_WRITE;
+	case VRNIC_M_READ:
+		return rd_atomic && (acc & IB_ACCESS_REMOTE_READ);
+	case VRNIC_M_ATOMIC:
+		return rd_atomic && (acc & IB_ACCESS_REMOTE_ATOMIC);
+	case VRNIC_M_ATOMIC_WRITE:
+		/* IBTA 1.5: an ATOMIC WRITE needs RDMA write access. */
+		return rd_atomic && (acc & IB_ACCESS_REMOTE_WRITE);
+	default:
+		return true;
 	}
 }
 
@@ -551,28 +628,68 @@ static void vrnic_resp_count_nak(struct vrnic_qp *qp, int res)
 #define VRNIC_OOO_WINDOW	1024	/* how far ahead of epsn we hold */
 #define VRNIC_OOO_NAK_AFTER	8
 
+/*
+ * Held packets.  A request the responder keeps instead of executing it at
+ * once (ahead of the expected PSN, or behind a READ being streamed) is
+ * checked first, then charged by truesize to its device's budget of
+ * VRNIC_HELD_BYTES_MAX bytes: per-QP bounds alone let one user's QPs pin
+ * any amount of memory.  The skb's destructor returns the charge wherever
+ * the skb is freed (executed, or purged on reset, error or destroy).  A
+ * packet that cannot be held is not executed: RC recovers it by NAK or
+ * retransmission like any loss.  While it waits, a held packet keeps
+ * nothing else alive: its route, conntrack entry and socket go first.
+ */
+static void vrnic_resp_held_free(struct sk_buff *skb)
+{
+	atomic_long_sub(skb->truesize, &vrnic_pkt(skb)->vdev->held_bytes);
+}
+
+/* Charge @skb to the budget; false (counted) if it does not fit. */
+static bool vrnic_resp_hold_charge(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+
+	/* From the backlog to the out-of-order queue: charged already. */
+	if (skb->destructor == vrnic_resp_held_free)
+		return true;
+	skb_orphan(skb);
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	if (atomic_long_add_return(skb->truesize, &vdev->held_bytes) >
+	    VRNIC_HELD_BYTES_MAX) {
+		atomic_long_sub(skb->truesize, &vdev->held_bytes);
+		vrnic_counter_inc(vdev, VRNIC_CNT_DROP_HELD_BUDGET);
+		return false;
+	}
+	vrnic_pkt(skb)->vdev = vdev;
+	skb->destructor = vrnic_resp_held_free;
+	return true;
+}
+
 /* Keep @skb (a request ahead of epsn).  Return false if it cannot be. */
 static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	u32 psn = vrnic_pkt(skb)->psn;
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	struct sk_buff *pos;
 	int cmp;
 
 	if (skb_queue_len(&xp->ooo) >= VRNIC_OOO_MAX ||
-	    ((psn - xp->epsn) & VRNIC_PSN_MASK) >= VRNIC_OOO_WINDOW)
+	    ((pkt->psn - xp->epsn) & VRNIC_PSN_MASK) >= VRNIC_OOO_WINDOW ||
+	    !vrnic_resp_len_ok(qp, pkt))
 		return false;
 	/* Usually the newest: walk from the tail. */
 	skb_queue_reverse_walk(&xp->ooo, pos) {
-		cmp = vrnic_psn_cmp(psn, vrnic_pkt(pos)->psn);
+		cmp = vrnic_psn_cmp(pkt->psn, vrnic_pkt(pos)->psn);
 		if (cmp == 0)
 			return true;	/* a duplicate of one we hold */
-		if (cmp > 0) {
-			__skb_queue_after(&xp->ooo, pos, skb_get(skb));
-			return true;
-		}
+		if (cmp > 0)
+			break;
 	}
-	__skb_queue_head(&xp->ooo, skb_get(skb));
+	if (!vrnic_resp_hold_charge(qp, skb))
+		return false;
+	/* @pos is the queue head itself when @skb goes first. */
+	__skb_queue_after(&xp->ooo, pos, skb_get(skb));
 	return true;
 }
 
@@ -620,7 +737,8 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	u32 kind = pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE |
-				VRNIC_M_READ | VRNIC_M_ATOMIC);
+				VRNIC_M_READ | VRNIC_M_ATOMIC |
+				VRNIC_M_ATOMIC_WRITE);
 	int cmp = vrnic_psn_cmp(pkt->psn, xp->epsn);
 	int res;
 
@@ -658,6 +776,10 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		res = RESP_NAK_INV;
 		goto nak;
 	}
+	if ((pkt->mask & VRNIC_M_FIRST) && !vrnic_resp_op_enabled(qp, kind)) {
+		res = RESP_NAK_INV;
+		goto nak;
+	}
 
 	switch (kind) {
 	case VRNIC_M_SEND:
@@ -668,6 +790,11 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		break;
 	case VRNIC_M_READ:
 		res = vrnic_resp_read(qp, skb);
+		if (res == RESP_OK)
+			xp->nak_sent = false;
+		goto nak;
+	case VRNIC_M_ATOMIC_WRITE:
+		res = vrnic_resp_atomic_write(qp, skb);
 		if (res == RESP_OK)
 			xp->nak_sent = false;
 		goto nak;
@@ -703,6 +830,7 @@ nak:
 			       (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 		return;
 	case RESP_NAK_INV:
+		vrnic_resp_count_nak(qp, res);
 		vrnic_send_nak(qp, VRNIC_NAK_INVALID_REQ, pkt->psn);
 		break;
 	case RESP_NAK_ACC:
@@ -739,6 +867,11 @@ static void vrnic_resp_uc(struct vrnic_qp *qp, struct sk_buff *skb)
 	xp->epsn = vrnic_psn_add(pkt->psn, 1);
 	if (!xp->in_msg && !(pkt->mask & VRNIC_M_FIRST)) {
 		xp->rq_stats.drops++;
+		return;
+	}
+	if ((pkt->mask & VRNIC_M_FIRST) && !vrnic_resp_op_enabled(qp, kind)) {
+		xp->rq_stats.drops++;
+		vrnic_resp_count_nak(qp, RESP_NAK_INV);
 		return;
 	}
 
@@ -783,7 +916,15 @@ static void vrnic_resp_ud(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 	vrnic_dma_seek(&rwqe->dma, 0);
 	if (VRNIC_GRH_BYTES + pkt->paylen > rwqe->dma.length) {
-		vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_LEN_ERR);
+		/*
+		 * Too long for the buffer.  A UD responder has no one to
+		 * tell and nothing to undo: drop the message and keep the
+		 * WQE, unused, for the next one (a class D responder error,
+		 * as rdma_rxe has it).  Completing it in error would hand
+		 * every sender that knows the QPN and Q_Key a way to use up
+		 * receive WQEs a consumer such as ib_mad never reposts.
+		 */
+		qp->xport.rq_stats.drops++;
 		return;
 	}
 
@@ -863,8 +1004,12 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_qp_xport *xp = &qp->xport;
 
 	spin_lock_bh(&xp->rq_lock);
-	if (xp->resp_busy) {
-		if (skb_queue_len(&xp->backlog) < VRNIC_RESP_BACKLOG) {
+	if (xp->stopped) {
+		xp->rq_stats.drops++;	/* RESET: see transport.h */
+	} else if (xp->resp_busy) {
+		if (skb_queue_len(&xp->backlog) < VRNIC_RESP_BACKLOG &&
+		    vrnic_resp_len_ok(qp, vrnic_pkt(skb)) &&
+		    vrnic_resp_hold_charge(qp, skb)) {
 			__skb_queue_tail(&xp->backlog, skb);
 			skb = NULL;
 		} else {
@@ -888,7 +1033,7 @@ void vrnic_resp_work(struct work_struct *work)
 	int budget = 256;
 
 	spin_lock_bh(&xp->rq_lock);
-	while (!xp->dying) {
+	while (!xp->stopped) {
 		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 			vrnic_rq_flush(qp);
 			__skb_queue_purge(&xp->backlog);
@@ -899,7 +1044,7 @@ void vrnic_resp_work(struct work_struct *work)
 		}
 		if (budget <= 0) {
 			spin_unlock_bh(&xp->rq_lock);
-			queue_work(vrnic_wq, work);
+			vrnic_resp_schedule(qp);
 			return;
 		}
 		if (xp->res_cur) {

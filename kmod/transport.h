@@ -95,16 +95,43 @@ struct vrnic_rdres {
  * struct vrnic_qp_xport - per-QP transport state, embedded in vrnic_qp
  *
  * Locking: @sq_lock (BH-safe) protects everything under "send side",
- * @rq_lock (BH-safe) everything under "receive side".  Nobody takes both
- * at once.  Attributes under "path" are written by vrnic_xport_modify()
- * with both locks held and read under either.
+ * @rq_lock (BH-safe) everything under "receive side".  The engines hold
+ * one of them at a time (a trylock of @sq_lock to kick the requester
+ * does not wait).  Only modify_qp and destroy_qp nest them, in the order
+ * @sq_lock, @rq_lock, qp->state_lock.
+ *
+ * Path attributes: everything the engines read of modify_qp's results --
+ * the fields under "attributes" below, qp->av and qp->attr -- is written
+ * with both @sq_lock and @rq_lock held (vrnic_xport_lock()), so holding
+ * either is enough to read them whole: the requester and completer read
+ * under @sq_lock, the responder under @rq_lock.  An SQD->SQD change of
+ * the path or MTU cannot tear a packet's headers.
+ *
+ * Lifetime (IBA 10.3.1 RESET, 11.2.4 destroy): the transport state --
+ * rings' kernel indices, responder resources, dst cache, timers, work --
+ * is reset or freed only once nothing can reach it:
+ *  1. destroy_qp removes the QP from the QPN table (no new lookup), drops
+ *     the table's reference and waits until every receive path holding
+ *     one has returned (vrnic_qp_get() users: packets in softirq, the
+ *     netlink counter dump);
+ *  2. vrnic_xport_stop() sets @stopped with both locks held, then stops
+ *     the timers and cancels the work items synchronously, timers first
+ *     (a timer callback may queue work; the work arms timers only under
+ *     a lock, after checking @stopped);
+ *  3. only then are the transport and the rings reset (modify to RESET,
+ *     under the locks) or freed (destroy).
+ * While @stopped is set (the QP is in RESET, or being destroyed) every
+ * engine entry checks it under its lock and touches nothing, and no path
+ * arms a timer or queues work: vrnic_req_arm_timer(),
+ * vrnic_req_schedule() and vrnic_resp_schedule() refuse.  Leaving RESET
+ * clears it.
  */
 struct vrnic_qp_xport {
 	/* ---- attributes (modify_qp, both locks held) ---- */
 	struct dst_cache dst_cache;	/* route for the QP's path */
 	u16 sport;			/* UDP source port (ECMP entropy) */
 	u32 mtu;			/* path MTU in bytes */
-	bool dying;			/* destroy in progress: arm nothing */
+	bool stopped;			/* RESET or destroy: engines idle */
 
 	/* ---- send side (requester and completer): @sq_lock ---- */
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
@@ -154,16 +181,19 @@ struct vrnic_qp_xport {
 
 /**
  * struct vrnic_pkt - parse results of a received packet, in skb->cb
- * @qp: destination QP, reference held until the skb is freed by us
+ * @qp: destination QP (the receive path's reference ends when the
+ *	engine returns; skbs an engine keeps are purged before the QP goes)
  * @hdr: start of the BTH
  * @mask: vrnic_opcode[opcode].mask
  * @psn: BTH PSN
  * @paylen: bytes of IB payload (after the headers, before pad and ICRC)
  * @opcode: BTH opcode
  * @family: AF_INET or AF_INET6 of the outer header
+ * @vdev: the device whose budget a held packet is charged to (resp.c)
  */
 struct vrnic_pkt {
 	struct vrnic_qp *qp;
+	struct vrnic_dev *vdev;
 	u8 *hdr;
 	u32 mask;
 	u32 psn;
@@ -191,9 +221,13 @@ static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
 int vrnic_xport_init(struct vrnic_qp *qp);
 int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		       int mask);
+void vrnic_xport_stop(struct vrnic_qp *qp);
 void vrnic_xport_destroy(struct vrnic_qp *qp);
+void vrnic_xport_lock(struct vrnic_qp *qp);
+void vrnic_xport_unlock(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
 void vrnic_req_schedule(struct vrnic_qp *qp);
+void vrnic_resp_schedule(struct vrnic_qp *qp);
 void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
 /*
@@ -222,6 +256,7 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 extern struct workqueue_struct *vrnic_wq;
 bool vrnic_wr_is_wire(u32 opcode);
 bool vrnic_wr_is_rd_atomic(u32 opcode);
+bool vrnic_wr_has_resp_data(u32 opcode);
 bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode);
 void vrnic_req_work(struct work_struct *work);
 void vrnic_req_retrans_timer(struct timer_list *t);

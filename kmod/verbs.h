@@ -21,9 +21,13 @@
  *       and applied it to qp->attr / qp->state (so the wire reads the new
  *       values from the QP).  Failure moves the QP to ERR and fails
  *       modify_qp.
+ *     vrnic_xport_stop(qp): at modify_qp to RESET, before anything is
+ *       reset; stops timers and work synchronously (lifetime rule in
+ *       transport.h).
  *     vrnic_xport_destroy(qp): at destroy_qp, after the QP left the QPN
- *       table; stop timers and work synchronously, free transport state.
- *       The wire never touches @qp afterwards.
+ *       table and every lookup reference was dropped; stops timers and
+ *       work synchronously, frees transport state.  The wire never
+ *       touches @qp afterwards.
  *     vrnic_req_kick(qp): doorbell, the SQ may have new WQEs (kernel
  *       post_send, or librxe's post_send command).  Any context, may be
  *       called with IRQs off; must not sleep.
@@ -194,6 +198,16 @@ struct vrnic_dma {
 
 struct vrnic_mr;
 
+/*
+ * ATOMIC WRITE (IBTA 1.5): user QPs only.  Linux 6.1's ib_verbs.h predates
+ * it; these are the uverbs ABI values librxe (rdma-core >= 43) uses:
+ * IB_UVERBS_WR_ATOMIC_WRITE, IB_UVERBS_WC_ATOMIC_WRITE and the
+ * IB_UVERBS_DEVICE_ATOMIC_WRITE bit of device_cap_flags_ex.
+ */
+#define VRNIC_WR_ATOMIC_WRITE		15
+#define VRNIC_WC_ATOMIC_WRITE		9
+#define VRNIC_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
 /**
  * struct vrnic_send_wqe - a send WQE as the wire sees it (kernel memory)
  * @wr_id: returned in the completion
@@ -204,7 +218,9 @@ struct vrnic_mr;
  * @wr: opcode-specific part; @wr.ud.av is the resolved address for UD/GSI
  *	(copied, so destroying the AH cannot affect a posted WQE);
  *	@wr.reg is IB_WR_REG_MR from kernel consumers; @wr.mw is
- *	IB_WR_BIND_MW from librxe (struct rxe_send_wr's mw member)
+ *	IB_WR_BIND_MW from librxe (struct rxe_send_wr's mw member);
+ *	@wr.rdma.atomic_wr holds the 8 bytes of a VRNIC_WR_ATOMIC_WRITE as
+ *	they are in memory
  * @status: IB_WC_SUCCESS, or the error verbs found validating the WQE
  *	(IB_WC_LOC_QP_OP_ERR, IB_WC_LOC_LEN_ERR): the wire then must not
  *	execute it but complete it with @status and move the QP to ERR
@@ -223,6 +239,7 @@ struct vrnic_send_wqe {
 		struct {
 			u64 remote_addr;
 			u32 rkey;
+			u8 atomic_wr[8];
 		} rdma;
 		struct {
 			u64 remote_addr;
@@ -345,8 +362,9 @@ struct vrnic_sq {
  * @modify_mutex: serialises modify_qp (which calls into the wire)
  * @state_lock: serialises writers of @state and @attr (modify_qp,
  *	vrnic_qp_error()); IRQ-safe.  The data path reads
- *	READ_ONCE(qp->state) and reads @attr and @av unlocked: they change
- *	only in modify_qp, before vrnic_xport_modify() tells the wire.
+ *	READ_ONCE(qp->state); modify_qp writes @attr and @av also holding
+ *	both engine locks, under either of which the engines read them
+ *	("Path attributes" in transport.h).
  * @state: current IBA state
  * @attr: attributes as last applied (ah_attr.grh.sgid_attr is NULL)
  * @av: primary path for RC/UC, from IB_QP_AV
@@ -402,6 +420,7 @@ static inline struct vrnic_dev *vrnic_qp_dev(struct vrnic_qp *qp)
 /* QPN lookup; NULL if no such QP.  Any context. */
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
 void vrnic_qp_put(struct vrnic_qp *qp);
+bool vrnic_qp_owned_by(struct vrnic_qp *qp, kuid_t uid);
 
 /* Move to ERR (no flush, see above).  Any context. */
 void vrnic_qp_error(struct vrnic_qp *qp);
@@ -451,6 +470,7 @@ static inline u32 vrnic_sq_cons(const struct vrnic_qp *qp)
 struct vrnic_recv_wqe *vrnic_rq_get(struct vrnic_qp *qp);
 void vrnic_rq_done(struct vrnic_qp *qp);
 void vrnic_rq_flush(struct vrnic_qp *qp);
+void vrnic_qp_reset_queues(struct vrnic_qp *qp);
 
 /* ------------------------------------------------------------------ MR */
 
@@ -554,6 +574,14 @@ void vrnic_mr_copy(struct vrnic_mr *mr, u64 iova, void *buf, u32 len,
  */
 int vrnic_mr_atomic(struct vrnic_mr *mr, u64 iova, bool cmp_swap,
 		    u64 cmp_add, u64 swap, u64 *orig);
+
+/*
+ * ATOMIC WRITE of the 8 bytes @data at @iova (checked by vrnic_mr_get()
+ * with IB_ACCESS_REMOTE_WRITE): one store, atomic with respect to the
+ * other atomics and never seen torn.
+ * Return: 0, or -EINVAL if @iova is not 8-byte aligned.
+ */
+int vrnic_mr_atomic_write(struct vrnic_mr *mr, u64 iova, const u8 *data);
 
 /**
  * vrnic_dma_copy - move data between @buf and a WQE's SGE list

@@ -71,6 +71,9 @@ enum vrnic_counter {
 	VRNIC_CNT_CNP_SENT,
 	VRNIC_CNT_CNP_RCVD,
 	VRNIC_CNT_ECN_MARKED,
+	VRNIC_CNT_INVALID_REQUESTS,
+	VRNIC_CNT_DROP_BAD_ADDR,
+	VRNIC_CNT_DROP_HELD_BUDGET,
 	VRNIC_NUM_COUNTERS
 };
 
@@ -91,6 +94,9 @@ struct vrnic_config;	/* config.h: QoS and DCQCN settings (netlink) */
  * @limits: resource limits, see struct vrnic_limits
  * @cfg: QoS/DCQCN configuration, owned by config.c (RCU, see config.h)
  * @stats: per-CPU port counters; update with vrnic_counter_inc/add()
+ * @held_bytes: truesize of the request packets the responders of this
+ *	device hold (out of order or behind a READ), at most
+ *	VRNIC_HELD_BYTES_MAX; charged and released by resp.c only
  */
 struct vrnic_dev {
 	struct ib_device ibdev;
@@ -104,6 +110,7 @@ struct vrnic_dev {
 	struct vrnic_config __rcu *cfg;
 
 	struct vrnic_counters __percpu *stats;
+	atomic_long_t held_bytes;
 
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
@@ -200,6 +207,7 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 /* net.c */
 int vrnic_udp_get(struct vrnic_dev *vdev);
 void vrnic_udp_put(struct vrnic_dev *vdev);
+struct net *vrnic_dev_net(struct vrnic_dev *vdev);
 struct socket *vrnic_udp_sock4(struct vrnic_dev *vdev);
 struct socket *vrnic_udp_sock6(struct vrnic_dev *vdev);	/* NULL without IPv6 */
 int vrnic_net_init(void);
