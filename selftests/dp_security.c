@@ -129,21 +129,10 @@ static bool sec_has_atomics(FIXTURE_DATA(dp_security) *self)
 /*
  * Where rdma_rxe on 6.1 deviates from the IBA, its result is reported as a
  * SKIP naming the deviation; every other device still has to meet the
- * assertion that follows.  The device types of the two sides are
- * DP_DEV_TYPE and DP_DEV2_TYPE, both defaulting to DP_LINK_TYPE.
+ * assertion that follows.  @d: the device whose behaviour is checked.
  */
-static bool sec_is_rxe(FIXTURE_DATA(dp_security) *self, struct dp_dev *d)
-{
-	const char *t = getenv(d == &self->db ? "DP_DEV2_TYPE" : "DP_DEV_TYPE");
-
-	if (!t)
-		t = getenv("DP_LINK_TYPE");
-	return t && !strcmp(t, "rxe");
-}
-
-/* @d: the device whose behaviour is checked */
 #define KNOWN_RXE_ISSUE(d, cond, why) do { \
-	if (sec_is_rxe(self, d) && (cond)) \
+	if (dp_guard_is_rxe(&self->g, d) && (cond)) \
 		SKIP(return, "known rdma_rxe issue: " why); \
 } while (0)
 
@@ -467,6 +456,131 @@ TEST_F(dp_security, atomic_without_remote_atomic_rejected)
 	sec_reg(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
 		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  sec_atomic(_metadata, self, 0, self->rmr->rkey));
+	ASSERT_UNTOUCHED();
+}
+
+/*
+ * -- QP access rights --
+ *
+ * The responder QP's access flags (and its responder resources) gate
+ * every remote operation on their own, whatever the MR grants: a request
+ * the QP does not enable is an invalid request (IBA 9.7.5.1; rdma_rxe
+ * answers the same) and touches nothing.
+ */
+
+/*
+ * Replace the connected QPs by fresh ones; the responder's with
+ * @qp_access and @dest_rd responder resources (-1: as many as it can).
+ */
+static void sec_reconnect(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(dp_security) *self, int qp_access,
+			  int dest_rd)
+{
+	dp_qp_destroy(&self->qa);
+	dp_qp_destroy(&self->qb);
+	ASSERT_EQ(0, dp_qp_create(&self->qa, self->a, 2, DP_GUARD_QP_ACCESS));
+	ASSERT_EQ(0, dp_qp_create(&self->qb, self->b, 2, qp_access));
+	ASSERT_EQ(0, dp_qp_connect(&self->qa, &self->qb, IBV_MTU_1024,
+				   0x223, 0x556));
+	ASSERT_EQ(0, dp_qp_connect_rd(&self->qb, &self->qa, IBV_MTU_1024,
+				      0x556, 0x223, dest_rd));
+}
+
+/* The responder QP's rights changed while it is in RTS (RTS -> RTS). */
+static void sec_qp_access(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(dp_security) *self, int qp_access)
+{
+	struct ibv_qp_attr a = { .qp_access_flags = qp_access };
+
+	ASSERT_EQ(0, ibv_modify_qp(self->qb.qp, &a, IBV_QP_ACCESS_FLAGS));
+}
+
+TEST_F(dp_security, write_to_qp_without_remote_write_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	sec_reconnect(_metadata, self, IBV_ACCESS_REMOTE_READ |
+		      IBV_ACCESS_REMOTE_ATOMIC, -1);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
+		  sec_rdma(_metadata, self, IBV_WR_RDMA_WRITE, 0, 64,
+			   self->rmr->rkey));
+	ASSERT_UNTOUCHED();
+}
+
+TEST_F(dp_security, read_from_qp_without_remote_read_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	sec_reconnect(_metadata, self, IBV_ACCESS_REMOTE_WRITE |
+		      IBV_ACCESS_REMOTE_ATOMIC, -1);
+	memset(self->lbuf + SEC_PAGE, 0x77, 64);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
+		  sec_rdma(_metadata, self, IBV_WR_RDMA_READ, 0, 64,
+			   self->rmr->rkey));
+	/* nothing of the region came back */
+	ASSERT_EQ(0x77, self->lbuf[SEC_PAGE]);
+	ASSERT_UNTOUCHED();
+}
+
+TEST_F(dp_security, atomic_on_qp_without_remote_atomic_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	if (!sec_has_atomics(self))
+		SKIP(return, "device without atomics");
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	sec_reconnect(_metadata, self, IBV_ACCESS_REMOTE_WRITE |
+		      IBV_ACCESS_REMOTE_READ, -1);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
+		  sec_atomic(_metadata, self, 0, self->rmr->rkey));
+	ASSERT_UNTOUCHED();
+}
+
+/* Rights taken away from a QP in RTS apply to the next request. */
+TEST_F(dp_security, write_after_qp_remote_write_revoked_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  sec_rdma(_metadata, self, IBV_WR_RDMA_WRITE, 0, 64,
+			   self->rmr->rkey));
+	memcpy(self->shadow + SEC_PAGE, self->lbuf + SEC_PAGE, 64);
+	memset(self->lbuf + SEC_PAGE, 0x99, 64);
+	sec_qp_access(_metadata, self, IBV_ACCESS_REMOTE_READ);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
+		  sec_rdma(_metadata, self, IBV_WR_RDMA_WRITE, 0, 64,
+			   self->rmr->rkey));
+	ASSERT_UNTOUCHED();
+}
+
+/* max_dest_rd_atomic 0: no responder resources, no READ, no atomic. */
+TEST_F(dp_security, read_without_responder_resources_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	sec_reconnect(_metadata, self, DP_GUARD_QP_ACCESS, 0);
+	memset(self->lbuf + SEC_PAGE, 0x77, 64);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
+		  sec_rdma(_metadata, self, IBV_WR_RDMA_READ, 0, 64,
+			   self->rmr->rkey));
+	ASSERT_EQ(0x77, self->lbuf[SEC_PAGE]);
+	ASSERT_UNTOUCHED();
+}
+
+TEST_F(dp_security, atomic_without_responder_resources_rejected)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	if (!sec_has_atomics(self))
+		SKIP(return, "device without atomics");
+	sec_reg(_metadata, self, SEC_ALL_ACCESS);
+	sec_reconnect(_metadata, self, DP_GUARD_QP_ACCESS, 0);
+	ASSERT_EQ(IBV_WC_REM_INV_REQ_ERR,
 		  sec_atomic(_metadata, self, 0, self->rmr->rkey));
 	ASSERT_UNTOUCHED();
 }

@@ -8,8 +8,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -894,8 +896,28 @@ TEST_F(vrnic, set_notifies_config_group_once_per_change)
 
 /* ---- Unprivileged callers ---- */
 
-/* In a child that dropped every capability: errno of a SET, or 1000+. */
-static int unprivileged_set(struct nl *nl, int obj)
+/* Move the calling thread into the network namespace "ip netns" calls @name. */
+static int enter_netns(const char *name)
+{
+	char path[128];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = setns(fd, CLONE_NEWNET) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * In a child that dropped every capability, after entering the device's
+ * namespace if @in_dev_ns: the errno of a GET of object @obj when @set is
+ * false (0 if it worked), else of a SET after a GET that must work; 1000+
+ * when the child could not get that far.
+ */
+static int unprivileged_req(int obj, bool in_dev_ns, bool set)
 {
 	struct msg m;
 	pid_t pid;
@@ -909,13 +931,18 @@ static int unprivileged_set(struct nl *nl, int obj)
 		struct reply r;
 		struct nl unl;
 
+		if (in_dev_ns && enter_netns(NS))
+			_exit(1000);
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(1001);
 		if (nl_open(&unl))
 			_exit(1002);
+		err = get_obj(&unl, objs[obj].get, DEV, &r, tb);
+		if (!set)
+			_exit(-err > 255 ? 255 : -err);
 		/* Reading stays allowed. */
-		if (get_obj(&unl, objs[obj].get, DEV, &r, tb))
+		if (err)
 			_exit(1003);
 		msg_init(&m, unl.family, 0, objs[obj].set);
 		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
@@ -942,10 +969,27 @@ TEST_F(vrnic, unprivileged_set_is_eperm_and_changes_nothing)
 
 	ASSERT_EQ(0, snapshot(&self->nl, DEV, &before));
 	for (i = 0; i < 3; i++)
-		EXPECT_EQ(EPERM, unprivileged_set(&self->nl, i))
+		EXPECT_EQ(EPERM, unprivileged_req(i, true, true))
 			TH_LOG("object %d", i);
 	ASSERT_EQ(0, snapshot(&self->nl, DEV, &after));
 	ASSERT_TRUE(snapshot_eq(&before, &after));
+}
+
+/*
+ * An unprivileged caller sees only its own namespace's devices: from the
+ * initial namespace the device (in NS) does not exist for it, while root
+ * there still sees it (the fixture's own GETs).
+ */
+TEST_F(vrnic, unprivileged_other_netns_sees_no_device)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, unprivileged_req(i, true, false))
+			TH_LOG("object %d in the device's namespace", i);
+		EXPECT_EQ(ENODEV, unprivileged_req(i, false, false))
+			TH_LOG("object %d from another namespace", i);
+	}
 }
 
 /* ---- Dumps ---- */

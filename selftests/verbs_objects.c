@@ -127,13 +127,17 @@ FIXTURE_SETUP(vdev)
 
 	snprintf(self->ifname, sizeof(self->ifname), "vb%d", id);
 	snprintf(self->name, sizeof(self->name), "vverbs%d", id);
-	if (vrnic_sh("ip link add %s type dummy && ip link set %s up && "
-		  "ip addr add 10.77.%d.1/24 dev %s", self->ifname,
-		  self->ifname, id, self->ifname))
-		SKIP(return, "cannot create a dummy netdev");
-	if (vrnic_sh("rdma link add %s type vrnic netdev %s", self->name,
-		  self->ifname))
-		SKIP(return, "cannot create a vrnic device (module loaded?)");
+	/*
+	 * Failures, not skips: the runner loads vrnic first, and 6.1's
+	 * harness runs the test body even after a SKIP in setup.
+	 */
+	ASSERT_EQ(0, vrnic_sh("ip link add %s type dummy && "
+			      "ip link set %s up && ip addr add 10.77.%d.1/24 dev %s",
+			      self->ifname, self->ifname, id, self->ifname))
+		TH_LOG("cannot create a dummy netdev");
+	ASSERT_EQ(0, vrnic_sh("rdma link add %s type vrnic netdev %s",
+			      self->name, self->ifname))
+		TH_LOG("cannot create a vrnic device");
 
 	list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, list);

@@ -3,8 +3,11 @@
  * wire_malformed - what vrnic does with packets it must not trust.
  *
  * Hand-built RoCEv2 packets (IPv4 header included, so the test controls
- * every byte the ICRC covers) are sent from a raw socket to UDP port 4791
- * of an address of the device under test.  Each case checks the drop
+ * every byte the ICRC covers) are sent from a raw socket in the network
+ * namespace at the other end of the device's veth, from that end's
+ * address, to UDP port 4791 of the device's address (what a local socket
+ * sends arrives through lo and is dropped before any of these checks:
+ * wire_hostile.c).  Each case checks the drop
  * counter of its reason in the port's hw_counters, and nothing else
  * happening: no completion on the live UD QP the packets aim at.
  *
@@ -20,12 +23,14 @@
  *    positive control still works.  The VM runner fails the run on any
  *    kernel warning these cause.
  *
- * Environment: DP_DEV (default: a device the test creates on a veth, see
- * lib/dp_verbs.h), WM_FUZZ (number of fuzz packets, default 3000).
+ * Environment: DP_DEV, DP_NS and DP_NS_ADDR4 (default: a device the test
+ * creates on a veth, see lib/dp_verbs.h), WM_FUZZ (number of fuzz
+ * packets, default 3000).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <grp.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <stdint.h>
@@ -42,194 +47,9 @@
 
 #define DP_PORT		1
 #include "lib/dp_verbs.h"
+#include "lib/wire_pkt.h"
 
-#define WM_ROCE_PORT	4791
 #define WM_QKEY		0x11111111
-#define WM_PKEY		0xffff
-#define WM_BTH		12
-#define WM_DETH		8
-#define WM_ICRC		4
-#define WM_GRH		40
-#define WM_UD_SEND_ONLY	0x64
-#define WM_RC_SEND_ONLY	0x04
-#define WM_RC_WRITE_FIRST 0x06
-#define WM_RC_ACK	0x11
-
-/* ---- ICRC (IBA A17.3.3): CRC-32 over the invariant fields ---- */
-
-static uint32_t wm_crc_table[256];
-
-static void wm_crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320 ^ (c >> 1) : c >> 1;
-		wm_crc_table[i] = c;
-	}
-}
-
-static uint32_t wm_crc(uint32_t crc, const uint8_t *p, size_t len)
-{
-	while (len--)
-		crc = wm_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-/*
- * ICRC of a packet that starts with its IPv4 header: 8 bytes of ones for
- * the LRH RoCEv2 does not have, then IP, UDP and BTH with their variant
- * fields (TOS, TTL, IP checksum, UDP checksum, BTH resv8a) set to ones.
- */
-static uint32_t wm_icrc(const uint8_t *pkt, size_t len)
-{
-	static const uint8_t lrh[8] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-	};
-	uint8_t hdr[20 + 8 + WM_BTH];
-	uint32_t crc;
-
-	memcpy(hdr, pkt, sizeof(hdr));
-	hdr[1] = 0xff;				/* TOS */
-	hdr[8] = 0xff;				/* TTL */
-	hdr[10] = hdr[11] = 0xff;		/* IP checksum */
-	hdr[20 + 6] = hdr[20 + 7] = 0xff;	/* UDP checksum */
-	hdr[28 + 4] = 0xff;			/* BTH resv8a */
-	crc = wm_crc(0xffffffff, lrh, sizeof(lrh));
-	crc = wm_crc(crc, hdr, sizeof(hdr));
-	crc = wm_crc(crc, pkt + sizeof(hdr), len - sizeof(hdr));
-	return ~crc;
-}
-
-/* ---- packets ---- */
-
-struct wm_pkt {
-	uint8_t buf[2048];
-	size_t ib_len;		/* bytes from the BTH on, ICRC excluded */
-};
-
-static uint8_t *wm_ib(struct wm_pkt *p)
-{
-	return p->buf + 20 + 8;
-}
-
-static void wm_bth(struct wm_pkt *p, uint8_t opcode, uint16_t pkey,
-		   uint32_t qpn, uint32_t psn)
-{
-	uint8_t *b = wm_ib(p);
-
-	b[0] = opcode;
-	b[1] = 0;			/* SE 0, MigReq 0, pad 0, TVer 0 */
-	b[2] = pkey >> 8;
-	b[3] = pkey & 0xff;
-	b[4] = 0;
-	b[5] = qpn >> 16;
-	b[6] = qpn >> 8;
-	b[7] = qpn;
-	b[8] = 0;
-	b[9] = psn >> 16;
-	b[10] = psn >> 8;
-	b[11] = psn;
-	p->ib_len = WM_BTH;
-}
-
-static void wm_put(struct wm_pkt *p, const void *data, size_t len)
-{
-	memcpy(wm_ib(p) + p->ib_len, data, len);
-	p->ib_len += len;
-}
-
-static void wm_deth(struct wm_pkt *p, uint32_t qkey, uint32_t src_qpn)
-{
-	uint8_t d[WM_DETH] = {
-		qkey >> 24, qkey >> 16, qkey >> 8, qkey,
-		0, src_qpn >> 16, src_qpn >> 8, src_qpn,
-	};
-
-	wm_put(p, d, sizeof(d));
-}
-
-/*
- * Put IPv4 and UDP headers in front, an ICRC (right, or deliberately
- * wrong) behind, and send the packet to @dst port 4791.  @cut shortens
- * the UDP datagram by that many bytes (the ICRC first).
- */
-static int wm_send(int fd, struct in_addr dst, struct wm_pkt *p,
-		   bool good_icrc, size_t cut)
-{
-	static uint16_t id = 1;
-	size_t udp_len = 8 + p->ib_len + WM_ICRC - cut;
-	size_t len = 20 + udp_len;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = dst };
-	uint8_t *ip = p->buf, *udp = p->buf + 20;
-	uint32_t icrc;
-
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = len >> 8;
-	ip[3] = len & 0xff;
-	ip[4] = id >> 8;		/* nonzero: the kernel keeps it */
-	ip[5] = id & 0xff;
-	id = id == 0xffff ? 1 : id + 1;
-	ip[6] = 0x40;			/* DF */
-	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
-	memcpy(ip + 12, &dst, 4);	/* to ourselves, from ourselves */
-	memcpy(ip + 16, &dst, 4);
-	udp[0] = 0xc0;			/* source port 49152 */
-	udp[1] = 0x00;
-	udp[2] = WM_ROCE_PORT >> 8;
-	udp[3] = WM_ROCE_PORT & 0xff;
-	udp[4] = udp_len >> 8;
-	udp[5] = udp_len & 0xff;
-	udp[6] = udp[7] = 0;		/* no UDP checksum, as RoCEv2 sends */
-
-	icrc = wm_icrc(p->buf, 20 + 8 + p->ib_len);
-	if (!good_icrc)
-		icrc ^= 0x5a5a5a5a;
-	memcpy(wm_ib(p) + p->ib_len, &icrc, WM_ICRC);	/* little endian */
-	if (sendto(fd, p->buf, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	return 0;
-}
-
-/* ---- the device's counters ---- */
-
-static long long wm_counter(const char *dev, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* Wait up to 2 s for @name to reach @want; return its last value. */
-static long long wm_wait_counter(const char *dev, const char *name,
-				 long long want)
-{
-	long long v = -1;
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		v = wm_counter(dev, name);
-		if (v >= want)
-			break;
-		usleep(10 * 1000);
-	}
-	return v;
-}
 
 /* ---- fixture: a UD QP with a receive posted, and a raw socket ---- */
 
@@ -239,7 +59,8 @@ FIXTURE(wire) {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	struct in_addr addr;
+	struct in_addr addr;	/* the device's */
+	struct in_addr peer;	/* the other end's, where we send from */
 	int fd;
 };
 
@@ -258,7 +79,8 @@ static int wm_post_recv(FIXTURE_DATA(wire) *self)
 
 FIXTURE_SETUP(wire)
 {
-	const char *dev = getenv("DP_DEV");
+	const char *dev = getenv("DP_DEV"), *ns = getenv("DP_NS");
+	const char *peer = getenv("DP_NS_ADDR4");
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_UD,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 64,
@@ -273,6 +95,9 @@ FIXTURE_SETUP(wire)
 
 	self->fd = -1;
 	ASSERT_NE(NULL, dev) TH_LOG("DP_DEV not set and self-setup failed");
+	ASSERT_NE(NULL, ns) TH_LOG("DP_NS not set");
+	ASSERT_NE(NULL, peer) TH_LOG("DP_NS_ADDR4 not set");
+	ASSERT_EQ(1, inet_pton(AF_INET, peer, &self->peer));
 	ret = dp_dev_open(&self->d, dev, AF_INET);
 	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", dev, strerror(-ret));
 	/* The IPv4-mapped GID is the device's address. */
@@ -296,9 +121,9 @@ FIXTURE_SETUP(wire)
 	ASSERT_NE(NULL, self->mr);
 	ASSERT_EQ(0, wm_post_recv(self));
 
-	self->fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
-	ASSERT_LE(0, self->fd) TH_LOG("raw socket: %s", strerror(errno));
-	wm_crc_init();
+	self->fd = wp_socket_in(ns, AF_INET, SOCK_RAW, IPPROTO_RAW);
+	ASSERT_LE(0, self->fd) TH_LOG("raw socket in %s: %s", ns,
+				      strerror(-self->fd));
 }
 
 FIXTURE_TEARDOWN(wire)
@@ -316,12 +141,12 @@ FIXTURE_TEARDOWN(wire)
 }
 
 /* A UD SEND_ONLY to our QP: BTH + DETH + @len payload bytes. */
-static void wm_ud_send(FIXTURE_DATA(wire) *self, struct wm_pkt *p,
+static void wm_ud_send(FIXTURE_DATA(wire) *self, struct wp_pkt *p,
 		       uint32_t qkey, const char *payload)
 {
-	wm_bth(p, WM_UD_SEND_ONLY, WM_PKEY, self->qp->qp_num, 0);
-	wm_deth(p, qkey, 0x123);
-	wm_put(p, payload, strlen(payload));
+	wp_bth(p, WP_UD_SEND_ONLY, WP_PKEY, self->qp->qp_num, 0);
+	wp_deth(p, qkey, 0x123);
+	wp_put(p, payload, strlen(payload));
 }
 
 /* No completion may appear on the QP for a dropped packet. */
@@ -335,11 +160,11 @@ static int wm_cq_empty(FIXTURE_DATA(wire) *self)
 /* Send @p and check that @counter went up by exactly one. */
 #define WM_EXPECT_DROP(p, good_icrc, cut, counter)			\
 	do {								\
-		long long before = wm_counter(self->d.name, counter);	\
+		long long before = wp_counter(self->d.name, counter);	\
 		ASSERT_LE(0, before) TH_LOG("no counter %s", counter);	\
-		ASSERT_EQ(0, wm_send(self->fd, self->addr, p, good_icrc,\
-				     cut));				\
-		EXPECT_EQ(before + 1, wm_wait_counter(self->d.name,	\
+		ASSERT_EQ(0, wp_send_raw(self->fd, self->peer, self->addr,\
+					 p, good_icrc, cut));		\
+		EXPECT_EQ(before + 1, wp_wait_counter(self->d.name,	\
 						      counter,		\
 						      before + 1))	\
 			TH_LOG("%s did not count the packet", counter);	\
@@ -351,20 +176,20 @@ static void wm_check_delivery(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(wire) *self)
 {
 	const char *msg = "vrnic wire test payload";
-	struct wm_pkt p;
+	struct wp_pkt p;
 	struct ibv_wc wc;
 	int ret;
 
 	memset(self->buf, 0, 4096);
 	wm_ud_send(self, &p, WM_QKEY, msg);
-	ASSERT_EQ(0, wm_send(self->fd, self->addr, &p, true, 0));
+	ASSERT_EQ(0, wp_send_raw(self->fd, self->peer, self->addr, &p, true, 0));
 	ret = dp_poll(self->cq, &wc, 5000);
 	ASSERT_EQ(0, ret) TH_LOG("well-formed packet not delivered (%d)",
 				 ret);
 	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
-	EXPECT_EQ(WM_GRH + strlen(msg), wc.byte_len);
+	EXPECT_EQ(WP_GRH + strlen(msg), wc.byte_len);
 	EXPECT_EQ(0x123u, wc.src_qp);
-	EXPECT_EQ(0, memcmp(self->buf + WM_GRH, msg, strlen(msg)));
+	EXPECT_EQ(0, memcmp(self->buf + WP_GRH, msg, strlen(msg)));
 	ASSERT_EQ(0, wm_post_recv(self));
 }
 
@@ -375,7 +200,7 @@ TEST_F(wire, well_formed_ud_send_is_delivered)
 
 TEST_F(wire, bad_icrc_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	wm_ud_send(self, &p, WM_QKEY, "bad icrc");
 	WM_EXPECT_DROP(&p, false, 0, "icrc_errors");
@@ -383,27 +208,27 @@ TEST_F(wire, bad_icrc_dropped_and_counted)
 
 TEST_F(wire, unknown_qp_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
-	wm_bth(&p, WM_UD_SEND_ONLY, WM_PKEY, 0xabcde, 0);
-	wm_deth(&p, WM_QKEY, 0x123);
-	wm_put(&p, "nobody", 6);
+	wp_bth(&p, WP_UD_SEND_ONLY, WP_PKEY, 0xabcde, 0);
+	wp_deth(&p, WM_QKEY, 0x123);
+	wp_put(&p, "nobody", 6);
 	WM_EXPECT_DROP(&p, true, 0, "drop_unknown_qp");
 }
 
 TEST_F(wire, wrong_pkey_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
-	wm_bth(&p, WM_UD_SEND_ONLY, 0x1234, self->qp->qp_num, 0);
-	wm_deth(&p, WM_QKEY, 0x123);
-	wm_put(&p, "pkey", 4);
+	wp_bth(&p, WP_UD_SEND_ONLY, 0x1234, self->qp->qp_num, 0);
+	wp_deth(&p, WM_QKEY, 0x123);
+	wp_put(&p, "pkey", 4);
 	WM_EXPECT_DROP(&p, true, 0, "drop_bad_pkey");
 }
 
 TEST_F(wire, wrong_qkey_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	wm_ud_send(self, &p, 0x22222222, "qkey");
 	WM_EXPECT_DROP(&p, true, 0, "drop_bad_qkey");
@@ -412,62 +237,62 @@ TEST_F(wire, wrong_qkey_dropped_and_counted)
 TEST_F(wire, truncated_packets_dropped_and_counted)
 {
 	size_t keep;
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	/* 0 .. BTH + ICRC - 1 bytes of UDP payload. */
-	for (keep = 0; keep < WM_BTH + WM_ICRC; keep++) {
+	for (keep = 0; keep < WP_BTH + WP_ICRC; keep++) {
 		wm_ud_send(self, &p, WM_QKEY, "");
-		p.ib_len = WM_BTH;
-		WM_EXPECT_DROP(&p, true, WM_BTH + WM_ICRC - keep,
+		p.ib_len = WP_BTH;
+		WM_EXPECT_DROP(&p, true, WP_BTH + WP_ICRC - keep,
 			       "drop_malformed");
 	}
 }
 
 TEST_F(wire, wrong_transport_version_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	wm_ud_send(self, &p, WM_QKEY, "tver");
-	wm_ib(&p)[1] |= 0x1;	/* TVer 1 */
+	wp_ib(&p)[1] |= 0x1;	/* TVer 1 */
 	WM_EXPECT_DROP(&p, true, 0, "drop_malformed");
 }
 
 TEST_F(wire, unassigned_opcode_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	wm_ud_send(self, &p, WM_QKEY, "opcode");
-	wm_ib(&p)[0] = 0x7f;	/* UD range, not assigned */
+	wp_ib(&p)[0] = 0x7f;	/* UD range, not assigned */
 	WM_EXPECT_DROP(&p, true, 0, "drop_malformed");
 }
 
 TEST_F(wire, headers_longer_than_packet_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
 	/* RDMA WRITE FIRST needs a 16-byte RETH; give it 4 bytes. */
-	wm_bth(&p, WM_RC_WRITE_FIRST, WM_PKEY, self->qp->qp_num, 0);
-	wm_put(&p, "RETH", 4);
+	wp_bth(&p, WP_RC_WRITE_FIRST, WP_PKEY, self->qp->qp_num, 0);
+	wp_put(&p, "RETH", 4);
 	WM_EXPECT_DROP(&p, true, 0, "drop_malformed");
 }
 
 TEST_F(wire, payload_on_ack_dropped_and_counted)
 {
 	static const uint8_t aeth[4] = { 0x1f, 0, 0, 1 };
-	struct wm_pkt p;
+	struct wp_pkt p;
 
-	wm_bth(&p, WM_RC_ACK, WM_PKEY, self->qp->qp_num, 0);
-	wm_put(&p, aeth, sizeof(aeth));
-	wm_put(&p, "data", 4);	/* an ACK carries none */
+	wp_bth(&p, WP_RC_ACK, WP_PKEY, self->qp->qp_num, 0);
+	wp_put(&p, aeth, sizeof(aeth));
+	wp_put(&p, "data", 4);	/* an ACK carries none */
 	WM_EXPECT_DROP(&p, true, 0, "drop_malformed");
 }
 
 TEST_F(wire, rc_opcode_to_ud_qp_dropped_and_counted)
 {
-	struct wm_pkt p;
+	struct wp_pkt p;
 
-	wm_bth(&p, WM_RC_SEND_ONLY, WM_PKEY, self->qp->qp_num, 0);
-	wm_put(&p, "rc to ud", 8);
+	wp_bth(&p, WP_RC_SEND_ONLY, WP_PKEY, self->qp->qp_num, 0);
+	wp_put(&p, "rc to ud", 8);
 	WM_EXPECT_DROP(&p, true, 0, "drop_malformed");
 }
 
@@ -485,7 +310,7 @@ TEST_F_TIMEOUT(wire, random_packets_change_nothing, 300)
 {
 	const char *n_env = getenv("WM_FUZZ");
 	int i, n = n_env ? atoi(n_env) : 3000;
-	struct wm_pkt p;
+	struct wp_pkt p;
 	size_t len, j;
 	uint8_t *b;
 
@@ -493,10 +318,10 @@ TEST_F_TIMEOUT(wire, random_packets_change_nothing, 300)
 	TH_LOG("seed %llu", (unsigned long long)wm_rng);
 	for (i = 0; i < n; i++) {
 		len = wm_rand() % 300;
-		b = wm_ib(&p);
+		b = wp_ib(&p);
 		for (j = 0; j < len; j++)
 			b[j] = wm_rand();
-		p.ib_len = len < WM_BTH ? WM_BTH : len;
+		p.ib_len = len < WP_BTH ? WP_BTH : len;
 		if (i & 1) {
 			/* Aim at our QP (or near it) to get past the lookup. */
 			b[1] &= 0xf0;	/* TVer 0 */
@@ -505,7 +330,8 @@ TEST_F_TIMEOUT(wire, random_packets_change_nothing, 300)
 			b[6] = self->qp->qp_num >> 8;
 			b[7] = self->qp->qp_num + (wm_rand() % 3);
 		}
-		ASSERT_EQ(0, wm_send(self->fd, self->addr, &p, i & 1, 0));
+		ASSERT_EQ(0, wp_send_raw(self->fd, self->peer, self->addr, &p, i & 1,
+					 0));
 	}
 	/*
 	 * Random UD SENDs with the right Q_Key can be well-formed: take

@@ -131,7 +131,7 @@ static uint64_t dp_guard_va(struct dp_guard *g, long off)
  * Post one signaled WR on @q and return its completion status (or -1 when
  * none arrived in time).
  */
-static int dp_guard_post(struct __test_metadata *_metadata, struct dp_qp *q,
+static DP_MAYBE_UNUSED int dp_guard_post(struct __test_metadata *_metadata, struct dp_qp *q,
 			 struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;
@@ -149,7 +149,7 @@ static int dp_guard_post(struct __test_metadata *_metadata, struct dp_qp *q,
 }
 
 /* Requester's RDMA WRITE or READ of @len bytes at region offset @off. */
-static int dp_guard_rdma(struct __test_metadata *_metadata,
+static DP_MAYBE_UNUSED int dp_guard_rdma(struct __test_metadata *_metadata,
 			 struct dp_guard *g, enum ibv_wr_opcode op,
 			 long off, uint32_t len, uint32_t rkey)
 {
@@ -171,7 +171,7 @@ static int dp_guard_rdma(struct __test_metadata *_metadata,
 }
 
 /* Requester's fetch-and-add 1 on the 8 bytes at region offset @off. */
-static int dp_guard_fadd(struct __test_metadata *_metadata,
+static DP_MAYBE_UNUSED int dp_guard_fadd(struct __test_metadata *_metadata,
 			 struct dp_guard *g, long off, uint32_t rkey)
 {
 	struct ibv_sge sge = {
@@ -193,6 +193,21 @@ static int dp_guard_fadd(struct __test_metadata *_metadata,
 	};
 
 	return dp_guard_post(_metadata, &g->qa, &wr);
+}
+
+/*
+ * Is @d, one of @g's devices, an rdma_rxe?  The types of the requester and
+ * the responder are DP_DEV_TYPE and DP_DEV2_TYPE, both defaulting to
+ * DP_LINK_TYPE.
+ */
+static DP_MAYBE_UNUSED bool dp_guard_is_rxe(struct dp_guard *g,
+					    struct dp_dev *d)
+{
+	const char *t = getenv(d == &g->db ? "DP_DEV2_TYPE" : "DP_DEV_TYPE");
+
+	if (!t)
+		t = getenv("DP_LINK_TYPE");
+	return t && !strcmp(t, "rxe");
 }
 
 /* The whole mapping, guard pages included, must match the shadow. */

@@ -22,6 +22,7 @@ struct dp_dev {
 struct dp_qp {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;	/* dp_qp_create_ex() only */
 	struct dp_dev *dev;
 };
 
@@ -134,10 +135,15 @@ static void dp_qp_destroy(struct dp_qp *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
-					int max_sge, int qp_access)
+/*
+ * An RC QP in INIT.  With @send_ops (IBV_QP_EX_WITH_*) it is created with
+ * ibv_create_qp_ex() for the extended post-send API (q->qpx).
+ */
+static DP_MAYBE_UNUSED int dp_qp_create_ex(struct dp_qp *q, struct dp_dev *d,
+					   int max_sge, int qp_access,
+					   uint64_t send_ops)
 {
-	struct ibv_qp_init_attr ia = {
+	struct ibv_qp_init_attr_ex ia = {
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 		.cap = {
@@ -146,6 +152,8 @@ static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
 			.max_send_sge = max_sge,
 			.max_recv_sge = max_sge,
 		},
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = d->pd,
 	};
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -161,11 +169,27 @@ static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
 		return -errno;
 	ia.send_cq = q->cq;
 	ia.recv_cq = q->cq;
-	q->qp = ibv_create_qp(d->pd, &ia);
+	if (send_ops) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = send_ops;
+		q->qp = ibv_create_qp_ex(d->ctx, &ia);
+	} else {
+		struct ibv_qp_init_attr ia0 = {
+			.send_cq = q->cq,
+			.recv_cq = q->cq,
+			.cap = ia.cap,
+			.qp_type = ia.qp_type,
+			.sq_sig_all = ia.sq_sig_all,
+		};
+
+		q->qp = ibv_create_qp(d->pd, &ia0);
+	}
 	if (!q->qp) {
 		ret = -errno;
 		goto err_destroy;
 	}
+	if (send_ops)
+		q->qpx = ibv_qp_to_qp_ex(q->qp);
 	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret)
@@ -177,10 +201,21 @@ err_destroy:
 	return ret > 0 ? -ret : ret;
 }
 
-/* INIT -> RTR -> RTS towards @peer, RoCE v2 addressing through its GID. */
-static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
-					 enum ibv_mtu mtu, uint32_t sq_psn,
-					 uint32_t rq_psn)
+static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
+					int max_sge, int qp_access)
+{
+	return dp_qp_create_ex(q, d, max_sge, qp_access, 0);
+}
+
+/*
+ * INIT -> RTR -> RTS towards @peer, RoCE v2 addressing through its GID;
+ * @dest_rd: max_dest_rd_atomic (responder resources), -1 for as many as
+ * max_rd_atomic.
+ */
+static DP_MAYBE_UNUSED int dp_qp_connect_rd(struct dp_qp *q,
+					    struct dp_qp *peer,
+					    enum ibv_mtu mtu, uint32_t sq_psn,
+					    uint32_t rq_psn, int dest_rd)
 {
 	int rd = q->dev->attr.max_qp_rd_atom < 16 ?
 		 q->dev->attr.max_qp_rd_atom : 16;
@@ -189,7 +224,7 @@ static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
 		.path_mtu = mtu,
 		.dest_qp_num = peer->qp->qp_num,
 		.rq_psn = rq_psn,
-		.max_dest_rd_atomic = rd,
+		.max_dest_rd_atomic = dest_rd < 0 ? rd : dest_rd,
 		.min_rnr_timer = 1,
 		.ah_attr = {
 			.is_global = 1,
@@ -219,6 +254,13 @@ static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
 	return -ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
+					 enum ibv_mtu mtu, uint32_t sq_psn,
+					 uint32_t rq_psn)
+{
+	return dp_qp_connect_rd(q, peer, mtu, sq_psn, rq_psn, -1);
 }
 
 /* Busy-poll one completion; 0, or -ETIMEDOUT / -EIO. */
@@ -267,11 +309,13 @@ static void dp_own_teardown(void)
  * visible everywhere, the traffic between them crosses the veth).
  * Addresses are private ones that exist only on this veth.  A driver
  * that serves the initial namespace only (6.1's rdma_rxe) gets no DP_DEV2.
+ * DP_NS and DP_NS_ADDR4 name the other namespace and its IPv4 address.
  */
 static int dp_own_setup(void)
 {
 	const char *type = getenv("DP_LINK_TYPE") ?: "vrnic";
 	int id = getpid() % 10000, net = id % 250;
+	char addr[16];
 
 	snprintf(dp_own_veth, sizeof(dp_own_veth), "dpr%da", id);
 	snprintf(dp_own_ns, sizeof(dp_own_ns), "dpr%d", id);
@@ -296,6 +340,10 @@ static int dp_own_setup(void)
 		return -1;
 	}
 	setenv("DP_DEV", dp_own_dev, 1);
+	/* The other end of the veth: where the wire tests send from. */
+	setenv("DP_NS", dp_own_ns, 1);
+	snprintf(addr, sizeof(addr), "10.79.%d.2", net);
+	setenv("DP_NS_ADDR4", addr, 1);
 	if (strcmp(type, "rxe") && !getenv("DP_DEV2")) {
 		snprintf(dp_own_dev2, sizeof(dp_own_dev2), "dprnd%db", id);
 		if (vrnic_sh("ip netns exec %s rdma link add %s type %s netdev dpr%db",

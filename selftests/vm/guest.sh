@@ -18,8 +18,12 @@ RESULTS=${RESULTS:-/results}
 KMOD_DEPS=(ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel)
 # Kernel reports that fail a test: oopses, warnings, slub_debug findings
 # (slub_debug=FZPU prints "BUG <cache>: ..." and "INFO: ..." lines),
-# refcount and list debugging, sanitizers, hung tasks.
-DMESG_BAD='^(BUG|WARNING|INFO)[: ]|kernel BUG|Oops|general protection|KASAN|UBSAN|Poison overwritten|Object corrupt|Redzone overwritten|Padding overwritten|Freepointer corrupt|refcount_t:|list_(add|del) corruption|Call Trace:|RIP:'
+# refcount and list debugging, sanitizers, hung tasks; on the debug kernel
+# (selftests/vm/debug-kernel.sh) also lockdep ("WARNING: possible circular
+# locking dependency"), soft lockups ("BUG: soft lockup"), hung tasks
+# ("INFO: task ... blocked"), debugobjects ("ODEBUG:") and kmemleak.
+DMESG_BAD='^(BUG|WARNING|INFO)[: ]|kernel BUG|Oops|general protection|KASAN|UBSAN|Poison overwritten|Object corrupt|Redzone overwritten|Padding overwritten|Freepointer corrupt|refcount_t:|list_(add|del) corruption|Call Trace:|RIP:|ODEBUG:|suspected memory leak|unreferenced object'
+KMEMLEAK=/sys/kernel/debug/kmemleak
 # Noise of an emulated machine under load, not a kernel bug.
 DMESG_IGNORE='INFO: NMI handler .* took too long'
 
@@ -87,8 +91,32 @@ vrnic_teardown() {
 	return "$rc"
 }
 
+# A kernel with kmemleak (the debug kernel): forget what is known now, so
+# that the scan after a test reports only objects lost during the test.
+kmemleak_start() {
+	[[ -w $KMEMLEAK ]] || return 0
+	echo clear >"$KMEMLEAK"
+}
+
+# Scan for leaks and copy the report into dmesg, where dmesg_check sees
+# it.  kmemleak ignores objects younger than 5 s; the wait lets the last
+# ones freed by RCU or workqueues go.
+kmemleak_scan() {
+	local report
+
+	[[ -w $KMEMLEAK ]] || return 0
+	sleep 6
+	echo scan >"$KMEMLEAK"
+	report=$(cat "$KMEMLEAK")
+	[[ -n $report ]] || return 0
+	printf '%s\n' "$report" | while IFS= read -r line; do
+		echo "kmemleak: $line" >/dev/kmsg
+	done
+}
+
 # Print kernel reports found in dmesg since the last clear; status 1 if any.
 dmesg_check() {
+	kmemleak_scan
 	! dmesg -t | grep -E "$DMESG_BAD" | grep -Ev "$DMESG_IGNORE"
 }
 
@@ -108,13 +136,22 @@ run_one() {
 	return "$rc"
 }
 
-# Per-file timeout: "# VRNIC_TIMEOUT=600" in a shell test overrides the
-# default.
+# Per-file timeout: "# VRNIC_TIMEOUT=600" in a shell test (" * VRNIC_TIMEOUT=600"
+# in the comment of a C test's source) overrides the default;
+# VRNIC_FULL_TIMEOUT= replaces it when the stress tests run at more than
+# their light scale (VRNIC_STRESS_SCALE > 1, make check-debug).
 test_timeout() {
-	local t
+	local t src=$1 key=VRNIC_TIMEOUT factor=${VRNIC_TEST_TIMEOUT_FACTOR:-1}
 
-	t=$(grep -m1 -Eo '^# *VRNIC_TIMEOUT=[0-9]+' "$1" 2>/dev/null | grep -Eo '[0-9]+$')
-	echo "${t:-$VRNIC_TEST_TIMEOUT}"
+	[[ $src == */build/selftests/* ]] && src=$VRNIC_REPO/selftests/${src##*/}.c
+	if [[ ${VRNIC_STRESS_SCALE:-1} -gt 1 ]] &&
+		grep -Eq '^(#| \*) *VRNIC_FULL_TIMEOUT=[0-9]+' "$src" 2>/dev/null; then
+		key=VRNIC_FULL_TIMEOUT
+		factor=1	# set for the debug kernel already
+	fi
+	t=$(grep -m1 -Eo "^(#| \\*) *$key=[0-9]+" "$src" 2>/dev/null | grep -Eo '[0-9]+$')
+	# A slower kernel (the debug kernel) scales the other timeouts.
+	echo "$((${t:-$VRNIC_TEST_TIMEOUT} * factor))"
 }
 
 list_tests() {
@@ -172,6 +209,7 @@ mode_check() {
 		sync
 
 		dmesg -C
+		kmemleak_start
 		if ! vrnic_load >"$dir/out" 2>&1; then
 			echo "module load failed" >>"$dir/notes"
 			dmesg >"$dir/dmesg"
@@ -205,6 +243,7 @@ mode_run() {
 	local rc note=
 
 	dmesg -C
+	kmemleak_start
 	if [[ ${VRNIC_VM_LOAD:-1} != 0 ]] && ! vrnic_load; then
 		dmesg | tail -n 20
 		echo "vrnic could not be loaded" >"$RESULTS/run.note"
@@ -230,9 +269,15 @@ mode_run() {
 mode_init() {
 	local rc
 
-	setup_env
 	# shellcheck source=/dev/null
 	. "$RESULTS/job.env"
+	# A kernel whose modules are not installed on the host (the debug
+	# kernel): its module tree, at its host path, becomes
+	# /lib/modules/$KVER in the overlay, before anything runs modprobe.
+	if [[ -n ${VRNIC_VM_MODDIR:-} && ! -e /lib/modules/$(uname -r) ]]; then
+		ln -s "$VRNIC_VM_MODDIR" "/lib/modules/$(uname -r)"
+	fi
+	setup_env
 	export VRNIC_KO VRNIC_REPO VRNIC_TEST_TIMEOUT KTAP_VERBOSE RESULTS
 	export PATH=$PATH:$VRNIC_REPO/build/cmake/ctl
 	export VRNIC_IN_VM=1

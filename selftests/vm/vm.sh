@@ -24,7 +24,12 @@ REPO=$(cd "$VM_DIR/../.." && pwd)
 BUILD=${VRNIC_VM_BUILD:-$REPO/build/vm}
 KVER=${KVER:-$(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)}
 KERNEL=${VRNIC_VM_KERNEL:-/boot/vmlinuz-$KVER}
-MODDIR=/lib/modules/$KVER
+# A kernel built elsewhere (selftests/vm/debug-kernel.sh) brings its modules
+# installed under a root of their own (make INSTALL_MOD_PATH=...): the
+# initramfs takes them from there, and the guest links its
+# /lib/modules/$KVER to that tree.
+MODROOT=${VRNIC_VM_MODROOT:-}
+MODDIR=$MODROOT/lib/modules/$KVER
 VRNIC_KO=${VRNIC_KO:-$REPO/kmod/vrnic.ko}
 ACCEL=${VRNIC_VM_ACCEL:-tcg}
 MEM=${VRNIC_VM_MEM:-4G}
@@ -157,11 +162,14 @@ write_job() {
 		printf 'VRNIC_KO=%q\n' "$ko"
 		printf 'VRNIC_CWD=%q\n' "$PWD"
 		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
+		printf 'VRNIC_TEST_TIMEOUT_FACTOR=%q\n' "${VRNIC_TEST_TIMEOUT_FACTOR:-1}"
+		printf 'export VRNIC_STRESS_SCALE=%q\n' "${VRNIC_STRESS_SCALE:-1}"
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
+		printf 'VRNIC_VM_MODDIR=%q\n' "${MODROOT:+$MODDIR}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
 		# Tuning knobs of the guest scripts pass through as they are.
 		local v
-		for v in $(compgen -v | grep -E '^(BENCH|DP)_'); do
+		for v in $(compgen -v | grep -E '^(BENCH|DP|STRESS|WF)_'); do
 			printf 'export %s=%q\n' "$v" "${!v}"
 		done
 		printf 'VRNIC_ARGS=('
@@ -259,7 +267,9 @@ main() {
 	# QEMU exit, which the host reports; a WARNING only lands in dmesg, which
 	# guest.sh scans after every test.  Lockup detectors are off: TCG on a busy
 	# host stalls vCPUs and would report false lockups; per-test timeouts catch
-	# real hangs instead.
+	# real hangs instead.  VRNIC_VM_LOCKUP=N (the debug kernel's runs) turns
+	# the soft-lockup detector on with watchdog_thresh=N (a report after 2N s
+	# of a CPU not scheduling), long enough to ride out TCG stalls.
 	# slub_debug catches memory bugs in tests; a benchmark measures the
 	# allocator as users run it (VRNIC_VM_SLUB_DEBUG overrides either).
 	if [[ $mode == bench ]]; then
@@ -268,7 +278,13 @@ main() {
 		slub=${VRNIC_VM_SLUB_DEBUG-FZPU}
 	fi
 	append="console=ttyS0 loglevel=5${slub:+ slub_debug=$slub} no_timer_check oops=panic panic=-1"
-	append+=" nowatchdog rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
+	if [[ -n ${VRNIC_VM_LOCKUP:-} ]]; then
+		[[ $VRNIC_VM_LOCKUP =~ ^[0-9]+$ ]] || die "VRNIC_VM_LOCKUP must be a number of seconds"
+		append+=" nmi_watchdog=0 watchdog_thresh=$VRNIC_VM_LOCKUP"
+	else
+		append+=" nowatchdog"
+	fi
+	append+=" rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 
 	# One virtio-net NIC (a real PCI parent device for the sysfs tests) on

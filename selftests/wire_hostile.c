@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire_hostile - what an unprivileged user with an ordinary UDP socket can
+ * do to a vrnic device, on this host or on the other end of its link.
+ *
+ * Every sender here is a child process running as nobody (no
+ * capabilities) with a plain SOCK_DGRAM socket: it binds a known source
+ * port, leaves the socket unconnected and sets DF, so the kernel sends
+ * IP ID 0 and the sender knows every byte the ICRC covers.  QPNs and
+ * PSNs are not secrets ("rdma res show qp"), so the test hands them over.
+ *
+ *  - local_socket_cannot_inject: a datagram from a local socket to the
+ *    device's address reaches the RoCE socket through lo.  vrnic's own
+ *    traffic to local addresses never takes that path (xmit.c delivers
+ *    it directly), so such a datagram is dropped (drop_bad_address), for
+ *    an RC QP whose peer is on this host (the source address matches the
+ *    peer's) and for a UD QP alike; the real loopback connection still
+ *    works afterwards.
+ *  - foreign_source_cannot_inject: a host that is not the QP's peer sends
+ *    an RC SEND with the right QPN, PSN and P_Key: dropped
+ *    (drop_bad_address), not delivered.
+ *  - ud_too_long_keeps_the_wqe: a UD message longer than the posted
+ *    buffer is dropped and leaves the receive WQE for the next message.
+ *  - gsi_flood_leaves_rdma_cm_working: 1024 oversized UD packets to QP1
+ *    (more than ib_mad's 512 receive buffers) are dropped as not being
+ *    MADs (drop_malformed), and an rdma_cm connection (rping) to the
+ *    device works afterwards.
+ *  - held_packets_have_a_device_budget: 300 RC QPs whose peer address the
+ *    sender owns each get 64 out-of-order 4 KiB requests, which the
+ *    responders would all hold (~160 MiB of truesize, 600 MiB of slab
+ *    under slub_debug): fewer than half of the 19200 skbs may stay
+ *    alive (the device's 32 MiB budget holds about 3900), and the
+ *    packets beyond the budget are counted (drop_held_budget).
+ *
+ * Environment: none; the test builds its own veth pair, namespace and
+ * devices (lib/dp_verbs.h).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "vrnic_harness.h"
+
+#define DP_PORT		1
+#include "lib/dp_verbs.h"
+#include "lib/wire_pkt.h"
+
+#define WH_SPORT	40000
+#define WH_QKEY		0x11111111
+#define WH_RQ_PSN	0x100
+#define WH_BUF		65536
+#define WH_FLOOD_QPS	300
+#define WH_OOO_PKTS	64	/* resp.c holds up to this many per QP */
+
+FIXTURE(wire_hostile) {
+	struct dp_dev d;
+	const char *ns;
+	struct in_addr addr;	/* the device's */
+	struct in_addr peer;	/* the other end of the veth */
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct dp_qp rc[2];	/* rc[0] -> rc[1], both on the device */
+};
+
+FIXTURE_SETUP(wire_hostile)
+{
+	const char *dev = getenv("DP_DEV"), *peer = getenv("DP_NS_ADDR4");
+	int ret;
+
+	self->ns = getenv("DP_NS");
+	ASSERT_NE(NULL, dev) TH_LOG("self-setup failed");
+	ASSERT_NE(NULL, self->ns);
+	ASSERT_NE(NULL, peer);
+	ASSERT_EQ(1, inet_pton(AF_INET, peer, &self->peer));
+	ret = dp_dev_open(&self->d, dev, AF_INET);
+	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", dev, strerror(-ret));
+	memcpy(&self->addr, self->d.gid.raw + 12, 4);
+	self->buf = calloc(1, WH_BUF);
+	ASSERT_NE(NULL, self->buf);
+	self->mr = ibv_reg_mr(self->d.pd, self->buf, WH_BUF,
+			      IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, self->mr);
+}
+
+FIXTURE_TEARDOWN(wire_hostile)
+{
+	dp_qp_destroy(&self->rc[0]);
+	dp_qp_destroy(&self->rc[1]);
+	if (self->mr)
+		ibv_dereg_mr(self->mr);
+	free(self->buf);
+	dp_dev_close(&self->d);
+}
+
+/* ---- the unprivileged sender ---- */
+
+struct wh_send {
+	struct in_addr src, dst;
+	uint8_t opcode;
+	const uint32_t *qpns;
+	int nqp;
+	uint32_t psn;		/* first PSN; each QP gets @npkt from there */
+	int npkt;
+	uint32_t qkey;		/* UD */
+	size_t paylen;		/* a multiple of 4 (no pad) */
+};
+
+/* Runs as nobody: 0, or which step failed. */
+static int wh_send_fn(void *arg)
+{
+	const struct wh_send *s = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	int fd, q, i;
+
+	fd = wp_udp_socket(s->src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	for (q = 0; q < s->nqp; q++) {
+		for (i = 0; i < s->npkt; i++) {
+			wp_bth(p, s->opcode, WP_PKEY, s->qpns[q],
+			       (s->psn + i) & 0xffffff);
+			if ((s->opcode & 0xe0) == 0x60)
+				wp_deth(p, s->qkey, 0x77);
+			wp_fill(p, s->paylen);
+			if (wp_send_udp(fd, s->src, WH_SPORT, s->dst, p))
+				return 2;
+		}
+	}
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/* Send as nobody from namespace @ns (NULL: this one); 0 on success. */
+static int wh_send(const char *ns, struct wh_send *s)
+{
+	return wp_run_unprivileged(ns, wh_send_fn, s);
+}
+
+/* ---- QPs ---- */
+
+static int wh_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+			uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* No completion on @cq for @ms milliseconds. */
+static bool wh_cq_quiet(struct ibv_cq *cq, int ms)
+{
+	struct ibv_wc wc;
+
+	return dp_poll(cq, &wc, ms) == -ETIMEDOUT;
+}
+
+/* rc[0] -> rc[1] on the device, a receive posted on rc[1]. */
+static void wh_rc_pair(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(wire_hostile) *self)
+{
+	ASSERT_EQ(0, dp_qp_create(&self->rc[0], &self->d, 1, 0));
+	ASSERT_EQ(0, dp_qp_create(&self->rc[1], &self->d, 1, 0));
+	ASSERT_EQ(0, dp_qp_connect(&self->rc[0], &self->rc[1], IBV_MTU_1024,
+				   WH_RQ_PSN, WH_RQ_PSN));
+	ASSERT_EQ(0, dp_qp_connect(&self->rc[1], &self->rc[0], IBV_MTU_1024,
+				   WH_RQ_PSN, WH_RQ_PSN));
+	ASSERT_EQ(0, wh_post_recv(self->rc[1].qp, 1, self->buf, 4096,
+				  self->mr->lkey));
+}
+
+/* The real peer's SEND still arrives, intact, as the first message. */
+static void wh_rc_pair_works(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(wire_hostile) *self)
+{
+	static const char msg[] = "from the real peer";
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(self->buf + 8192),
+		.length = sizeof(msg),
+		.lkey = self->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	memcpy(self->buf + 8192, msg, sizeof(msg));
+	ASSERT_EQ(0, ibv_post_send(self->rc[0].qp, &wr, &bad));
+	ASSERT_EQ(0, dp_poll(self->rc[0].cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	ASSERT_EQ(0, dp_poll(self->rc[1].cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(1u, wc.wr_id);
+	EXPECT_EQ(sizeof(msg), wc.byte_len);
+	EXPECT_EQ(0, memcmp(self->buf, msg, sizeof(msg)));
+}
+
+/* Create a UD QP (Q_Key WH_QKEY) in RTR on @cq. */
+static struct ibv_qp *wh_ud_qp(FIXTURE_DATA(wire_hostile) *self,
+			       struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = DP_PORT,
+		.qkey = WH_QKEY,
+	};
+	struct ibv_qp *qp = ibv_create_qp(self->d.pd, &ia);
+
+	if (!qp)
+		return NULL;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		goto err;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		goto err;
+	return qp;
+err:
+	ibv_destroy_qp(qp);
+	return NULL;
+}
+
+/* ---- item 2: only the peer, and never a local socket ---- */
+
+TEST_F(wire_hostile, local_socket_cannot_inject)
+{
+	const char *dev = self->d.name;
+	uint32_t qpn;
+	struct wh_send s = {
+		.src = self->addr, .dst = self->addr,
+		.opcode = WP_RC_SEND_ONLY, .qpns = &qpn, .nqp = 1,
+		.psn = WH_RQ_PSN, .npkt = 1, .paylen = 64,
+	};
+	struct ibv_cq *cq;
+	struct ibv_qp *ud;
+	long long before;
+
+	wh_rc_pair(_metadata, self);
+	qpn = self->rc[1].qp->qp_num;
+	before = wp_counter(dev, "drop_bad_address");
+
+	/* RC: the source address is the peer's own (it is this host). */
+	ASSERT_EQ(0, wh_send(NULL, &s));
+	EXPECT_TRUE(wh_cq_quiet(self->rc[1].cq, 500))
+		TH_LOG("a local user's datagram was delivered to an RC QP");
+	EXPECT_LE(before + 1, wp_wait_counter(dev, "drop_bad_address",
+					      before + 1));
+
+	/* UD: reachable by anyone with the Q_Key, but not from lo. */
+	cq = ibv_create_cq(self->d.ctx, 8, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ud = wh_ud_qp(self, cq);
+	ASSERT_NE(NULL, ud);
+	ASSERT_EQ(0, wh_post_recv(ud, 3, self->buf + 16384, 4096,
+				  self->mr->lkey));
+	qpn = ud->qp_num;
+	s.opcode = WP_UD_SEND_ONLY;
+	s.qkey = WH_QKEY;
+	ASSERT_EQ(0, wh_send(NULL, &s));
+	EXPECT_TRUE(wh_cq_quiet(cq, 500))
+		TH_LOG("a local user's datagram was delivered to a UD QP");
+	EXPECT_LE(before + 2, wp_wait_counter(dev, "drop_bad_address",
+					      before + 2));
+	ibv_destroy_qp(ud);
+	ibv_destroy_cq(cq);
+
+	/* vrnic's own local delivery is unaffected. */
+	wh_rc_pair_works(_metadata, self);
+}
+
+TEST_F(wire_hostile, foreign_source_cannot_inject)
+{
+	const char *dev = self->d.name;
+	uint32_t qpn;
+	struct wh_send s = {
+		.src = self->peer, .dst = self->addr,
+		.opcode = WP_RC_SEND_ONLY, .qpns = &qpn, .nqp = 1,
+		.psn = WH_RQ_PSN, .npkt = 1, .paylen = 64,
+	};
+	long long before;
+
+	wh_rc_pair(_metadata, self);
+	qpn = self->rc[1].qp->qp_num;
+	before = wp_counter(dev, "drop_bad_address");
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_TRUE(wh_cq_quiet(self->rc[1].cq, 500))
+		TH_LOG("another host's packet was delivered to an RC QP");
+	EXPECT_LE(before + 1, wp_wait_counter(dev, "drop_bad_address",
+					      before + 1));
+	wh_rc_pair_works(_metadata, self);
+}
+
+/* ---- item 5: UD messages that do not fit, and QP1 ---- */
+
+TEST_F(wire_hostile, ud_too_long_keeps_the_wqe)
+{
+	uint32_t qpn;
+	struct wh_send s = {
+		.src = self->peer, .dst = self->addr,
+		.opcode = WP_UD_SEND_ONLY, .qpns = &qpn, .nqp = 1,
+		.npkt = 1, .qkey = WH_QKEY, .paylen = 1000,
+	};
+	struct ibv_cq *cq;
+	struct ibv_qp *ud;
+	struct ibv_wc wc;
+
+	cq = ibv_create_cq(self->d.ctx, 8, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ud = wh_ud_qp(self, cq);
+	ASSERT_NE(NULL, ud);
+	qpn = ud->qp_num;
+	/* Room for the 40-byte GRH and 472 bytes. */
+	ASSERT_EQ(0, wh_post_recv(ud, 11, self->buf, 512, self->mr->lkey));
+
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_TRUE(wh_cq_quiet(cq, 500))
+		TH_LOG("a message too long for the buffer used up the WQE");
+
+	s.paylen = 100;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	ASSERT_EQ(0, dp_poll(cq, &wc, 5000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(11u, wc.wr_id);
+	EXPECT_EQ((uint32_t)WP_GRH + 100, wc.byte_len);
+	ibv_destroy_qp(ud);
+	ibv_destroy_cq(cq);
+}
+
+/* Kill the rping server started by the test, by its pid file. */
+static void wh_kill_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int pid;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &pid) == 1 && pid > 1)
+		kill(pid, SIGTERM);
+	fclose(f);
+	unlink(path);
+}
+
+TEST_F_TIMEOUT(wire_hostile, gsi_flood_leaves_rdma_cm_working, 300)
+{
+	const char *dev = self->d.name;
+	static const uint32_t qp1 = 1;
+	struct wh_send s = {
+		.src = self->peer, .dst = self->addr,
+		.opcode = WP_UD_SEND_ONLY, .qpns = &qp1, .nqp = 1,
+		.npkt = 1024, .qkey = WP_GSI_QKEY, .paylen = 1024,
+	};
+	char addr[INET_ADDRSTRLEN], pidfile[64];
+	int port = 20000 + getpid() % 10000, i, ret = -1;
+	long long before;
+
+	inet_ntop(AF_INET, &self->addr, addr, sizeof(addr));
+	before = wp_counter(dev, "drop_malformed");
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	/* One byte either side of a MAD, too. */
+	s.npkt = 1;
+	s.paylen = WP_MAD - 4;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	s.paylen = WP_MAD + 4;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_EQ(before + 1026, wp_wait_counter(dev, "drop_malformed",
+						 before + 1026));
+
+	/* The CM REQ of an rdma_cm connection must still find a buffer. */
+	snprintf(pidfile, sizeof(pidfile), "/tmp/wh_rping.%d", getpid());
+	ASSERT_EQ(0, vrnic_sh("timeout 240 rping -s -a %s -p %d -C 2 -S 64 >/dev/null 2>&1 & echo $! >%s",
+			      addr, port, pidfile));
+	for (i = 0; i < 3 && ret; i++) {
+		sleep(2);
+		ret = vrnic_sh("ip netns exec %s timeout 60 rping -c -a %s -p %d -C 2 -S 64 >/dev/null 2>&1",
+			       self->ns, addr, port);
+	}
+	wh_kill_pidfile(pidfile);
+	EXPECT_EQ(0, ret) TH_LOG("rdma_cm cannot connect to %s after the flood",
+				 dev);
+}
+
+/* ---- item 8: a device-wide budget for held packets ---- */
+
+/* sk_buffs alive: active objects of skbuff_head_cache. */
+static long long wh_skbs(void)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "skbuff_head_cache %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
+{
+	const char *dev = self->d.name;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a;
+	struct ibv_qp *qps[WH_FLOOD_QPS] = {};
+	uint32_t qpns[WH_FLOOD_QPS];
+	struct wh_send s = {
+		.src = self->peer, .dst = self->addr,
+		.opcode = WP_RC_SEND_ONLY, .qpns = qpns, .nqp = WH_FLOOD_QPS,
+		/* All ahead of the expected PSN: held, never executed. */
+		.psn = WH_RQ_PSN + 1, .npkt = WH_OOO_PKTS, .paylen = 4096,
+	};
+	union ibv_gid dgid = self->d.gid;
+	int sent = WH_FLOOD_QPS * WH_OOO_PKTS;
+	long long base, held, before;
+	struct ibv_cq *cq;
+	int i;
+
+	/* The QPs' peer is the other end's address, which the sender has. */
+	memcpy(dgid.raw + 12, &self->peer, 4);
+	cq = ibv_create_cq(self->d.ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	for (i = 0; i < WH_FLOOD_QPS; i++) {
+		qps[i] = ibv_create_qp(self->d.pd, &ia);
+		ASSERT_NE(NULL, qps[i]) TH_LOG("QP %d: %s", i, strerror(errno));
+		qpns[i] = qps[i]->qp_num;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = DP_PORT;
+		ASSERT_EQ(0, ibv_modify_qp(qps[i], &a, IBV_QP_STATE |
+					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					   IBV_QP_ACCESS_FLAGS));
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_4096;
+		a.dest_qp_num = 0x123;
+		a.rq_psn = WH_RQ_PSN;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = DP_PORT;
+		a.ah_attr.grh.dgid = dgid;
+		a.ah_attr.grh.sgid_index = self->d.gid_idx;
+		a.ah_attr.grh.hop_limit = 64;
+		ASSERT_EQ(0, ibv_modify_qp(qps[i], &a, IBV_QP_STATE |
+					   IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC |
+					   IBV_QP_MIN_RNR_TIMER));
+	}
+
+	before = wp_counter(dev, "drop_held_budget");
+	base = wh_skbs();
+	ASSERT_LT(0, base);
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	usleep(500 * 1000);
+	held = wh_skbs() - base;
+	TH_LOG("%d out-of-order packets of 4 KiB to %d QPs: %lld skbs held, %lld counted in drop_held_budget",
+	       sent, WH_FLOOD_QPS, held,
+	       wp_counter(dev, "drop_held_budget") - before);
+	EXPECT_GT(sent / 2, held)
+		TH_LOG("held packets are not bounded device-wide");
+	EXPECT_LT(before, wp_counter(dev, "drop_held_budget"))
+		TH_LOG("packets beyond the budget were not counted");
+
+	for (i = 0; i < WH_FLOOD_QPS; i++)
+		if (qps[i])
+			ibv_destroy_qp(qps[i]);
+	ibv_destroy_cq(cq);
+}
+
+int main(int argc, char **argv)
+{
+	if (dp_own_setup())
+		ksft_print_msg("could not create the test's devices\n");
+	return test_harness_run(argc, argv);
+}
