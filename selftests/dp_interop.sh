@@ -13,8 +13,9 @@
 # PSN/ACK handling or the ICRC makes these fail: rxe drops packets with a
 # bad ICRC.
 #
-# dp_random and dp_security (build/selftests) then run over the same pair,
-# once with rxe as the requester and once with the device under test;
+# dp_random, dp_security and dp_atomic_write (build/selftests) then run
+# over the same pair, once with rxe as the requester and once with the
+# device under test;
 # dp_random over IPv4 and over IPv6 (the ICRC covers a different header).
 #
 # With DP_LINK_TYPE=rxe both ends are rxe (validates the script itself).
@@ -79,5 +80,10 @@ c_test rxe_requester_dut_responder.dp_random_ipv6 "$DP_RANDOM" A B pair_ipv6
 c_test dut_requester_rxe_responder.dp_random_ipv6 "$DP_RANDOM" B A pair_ipv6
 c_test rxe_requester_dut_responder.dp_security "$DP_SECURITY" A B pair
 c_test dut_requester_rxe_responder.dp_security "$DP_SECURITY" B A pair
+# ATOMIC WRITE (IBTA 1.5), which 6.1's rxe does not implement: each side
+# must fail it cleanly (an error completion in time, nothing written).
+DP_ATOMIC_WRITE=${DP_ATOMIC_WRITE:-$DP_REPO/build/selftests/dp_atomic_write}
+c_test rxe_requester_dut_responder.dp_atomic_write "$DP_ATOMIC_WRITE" A B pair
+c_test dut_requester_rxe_responder.dp_atomic_write "$DP_ATOMIC_WRITE" B A pair
 
 dp_end

@@ -403,6 +403,98 @@ TEST_F(dp_mw, type2_send_with_invalidate_from_peer)
 	ASSERT_UNTOUCHED();
 }
 
+/*
+ * Verbs consumers bind with the MR's flags, local write included
+ * (rdma-core's own tests do): the bind succeeds, and the window grants
+ * only the remote rights named, nothing more.
+ */
+TEST_F(dp_mw, type1_bind_naming_local_write_grants_only_remote_rights)
+{
+	uint32_t rkey;
+
+	READY();
+	rkey = mw_bound1(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_READ);
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  mw_read(_metadata, self, MW_WIN_OFF, 64, rkey));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mw_write(_metadata, self, MW_WIN_OFF, 64, rkey));
+	ASSERT_UNTOUCHED();
+}
+
+TEST_F(dp_mw, type2_bind_naming_local_write_grants_only_remote_rights)
+{
+	uint32_t rkey;
+
+	READY();
+	rkey = mw_bound2(_metadata, self, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  mw_write(_metadata, self, MW_WIN_OFF, 32, rkey));
+	mw_wrote(self, MW_WIN_OFF, 32);
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mw_read(_metadata, self, MW_WIN_OFF, 32, rkey));
+	ASSERT_UNTOUCHED();
+}
+
+/*
+ * The extended post-send API (ibv_wr_bind_mw(), librxe's wr_bind_mw): a
+ * type 2 bind, used, then invalidated with ibv_wr_local_inv().
+ */
+TEST_F(dp_mw, type2_bind_and_local_invalidate_through_qp_ex)
+{
+	struct ibv_mw_bind_info bi = {
+		.length = MW_WIN_LEN,
+		.mw_access_flags = MW_RW,
+	};
+	struct dp_qp qx = {};
+	struct ibv_wc wc;
+	uint32_t rkey;
+
+	READY();
+	mw_setup(_metadata, self, MW_MR_ACCESS, IBV_MW_TYPE_2);
+	/* The responder's QP again, this time with the extended API. */
+	dp_qp_destroy(&self->qa);
+	dp_qp_destroy(&self->qb);
+	ASSERT_EQ(0, dp_qp_create(&self->qa, self->a, 2, DP_GUARD_QP_ACCESS));
+	ASSERT_EQ(0, dp_qp_create_ex(&qx, self->b, 2, DP_GUARD_QP_ACCESS,
+				     IBV_QP_EX_WITH_BIND_MW |
+				     IBV_QP_EX_WITH_LOCAL_INV));
+	self->qb = qx;		/* torn down with the fixture */
+	ASSERT_EQ(0, dp_qp_connect(&self->qa, &self->qb, IBV_MTU_1024,
+				   0x321, 0x654));
+	ASSERT_EQ(0, dp_qp_connect(&self->qb, &self->qa, IBV_MTU_1024,
+				   0x654, 0x321));
+
+	rkey = ibv_inc_rkey(self->mw->rkey);
+	bi.mr = self->rmr;
+	bi.addr = dp_guard_va(&self->g, MW_WIN_OFF);
+	ibv_wr_start(self->qb.qpx);
+	self->qb.qpx->wr_id = 30;
+	self->qb.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(self->qb.qpx, self->mw, rkey, &bi);
+	ASSERT_EQ(0, ibv_wr_complete(self->qb.qpx));
+	ASSERT_EQ(0, dp_poll(self->qb.cq, &wc, dp_timeout_ms()));
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+		TH_LOG("bind: %s", ibv_wc_status_str(wc.status));
+	ASSERT_EQ(IBV_WC_BIND_MW, (int)wc.opcode);
+
+	ASSERT_EQ(IBV_WC_SUCCESS,
+		  mw_write(_metadata, self, MW_WIN_OFF, 32, rkey));
+	mw_wrote(self, MW_WIN_OFF, 32);
+
+	ibv_wr_start(self->qb.qpx);
+	self->qb.qpx->wr_id = 31;
+	self->qb.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(self->qb.qpx, rkey);
+	ASSERT_EQ(0, ibv_wr_complete(self->qb.qpx));
+	ASSERT_EQ(0, dp_poll(self->qb.cq, &wc, dp_timeout_ms()));
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  mw_write(_metadata, self, MW_WIN_OFF, 32, rkey));
+	ASSERT_UNTOUCHED();
+}
+
 TEST_F(dp_mw, type2_window_only_through_its_qp)
 {
 	struct ibv_sge sge = {

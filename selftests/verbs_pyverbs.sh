@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# VRNIC_TIMEOUT=900
+#
+# verbs_pyverbs.sh - rdma-core's own verbs regression suite (pyverbs, the
+# one the RDMA maintainers run against every provider), in one boot against
+# a vrnic device and against an rdma_rxe device.
+#
+# The suite comes from Debian's rdma-core package (python3-pyverbs runs it);
+# `make pyverbs-tests` unpacks it into build/pyverbs/tests.  vrnic sits on
+# one end of a veth pair in its own network namespace and the suite runs in
+# that namespace; rdma_rxe (6.1: init_net only, and it binds UDP 4791
+# there) sits on the other end in init_net.  Each run's counts
+# (run/pass/fail/error/skip) are printed; any failure or error on vrnic
+# fails the test, rxe's are reported (they are the bar, not ours to fix).
+# The groups vrnic skips, and why, are listed in docs/conformance.md.
+#
+# Environment: PYVERBS_TESTS (default build/pyverbs/tests), PYVERBS_FILTER
+# (unittest -k patterns, space separated, to run a subset),
+# PYVERBS_TIMEOUT (seconds per run, default 400; a run takes 25-150 s
+# under TCG).
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SUITE=${PYVERBS_TESTS:-$REPO/build/pyverbs/tests}
+NS=pyv_ns
+IF_V=pyv_v
+IF_R=pyv_r
+DEV_V=pyv_vrnic
+DEV_R=pyv_rxe
+
+ktap_header
+ktap_require_vm
+ktap_require_cmd rdma ip python3
+[[ -f $SUITE/run_tests.py ]] || ktap_skip_all "no suite at $SUITE (make pyverbs-tests)"
+python3 -c 'import pyverbs' 2>/dev/null || ktap_skip_all "python3-pyverbs not installed"
+
+# wait_port DEV: port 1 ACTIVE and a RoCE v2 GID present.
+wait_port() {
+	[[ $(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) == *ACTIVE* ]]
+}
+
+ip netns add "$NS" || ktap_bail "no namespace"
+defer ip netns delete "$NS"
+ip -n "$NS" link set lo up
+ip link add "$IF_R" type veth peer name "$IF_V" netns "$NS" || ktap_bail "no veth"
+defer ip link delete "$IF_R"
+ip addr add 10.78.0.1/24 dev "$IF_R"
+ip -n "$NS" addr add 10.78.0.2/24 dev "$IF_V"
+ip link set "$IF_R" up
+ip -n "$NS" link set "$IF_V" up
+
+modprobe rdma_rxe 2>/dev/null
+run_stage "vrnic device in its namespace" \
+	ip netns exec "$NS" rdma link add "$DEV_V" type vrnic netdev "$IF_V" ||
+	ktap_bail "no vrnic device"
+defer rdma link delete "$DEV_V"
+HAVE_RXE=0
+if [[ -d /sys/module/rdma_rxe ]] && rdma link add "$DEV_R" type rxe netdev "$IF_R" 2>/dev/null; then
+	defer rdma link delete "$DEV_R"
+	HAVE_RXE=1
+fi
+wait_for 30 wait_port "$DEV_V" || ktap_bail "$DEV_V port not active"
+
+# counts FILE: "run pass fail error skip" out of a verbose unittest log.
+counts() {
+	awk '
+	/^Ran [0-9]+ tests? in/ { run = $2 }
+	/^(FAILED|OK)/ {
+		s = $0
+		while (match(s, /(failures|errors|skipped|expected failures|unexpected successes)=[0-9]+/)) {
+			kv = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+			split(kv, p, "="); n[p[1]] = p[2]
+		}
+	}
+	END {
+		if (run == "") { print "-"; exit }
+		f = n["failures"] + n["unexpected successes"]; e = n["errors"]
+		k = n["skipped"]
+		printf "%d %d %d %d %d\n", run, run - f - e - k - n["expected failures"], f, e, k
+	}' "$1"
+}
+
+# suite NAME DEV NETNS: run the suite, print its counts; sets PASSED.
+suite() {
+	local name=$1 dev=$2 ns=$3 log t0=$SECONDS c run pass fail err skip
+	local -a filt=() in=()
+
+	log=$(mktemp /tmp/pyverbs.XXXXXX)
+	defer rm -f "$log"
+	for c in ${PYVERBS_FILTER:-}; do
+		filt+=(-k "$c")
+	done
+	[[ -n $ns ]] && in=(ip netns exec "$ns")
+	(cd "$SUITE" && "${in[@]}" timeout -k 10 "${PYVERBS_TIMEOUT:-400}" \
+		python3 run_tests.py --dev "$dev" -v "${filt[@]}") >"$log" 2>&1
+	c=$(counts "$log")
+	if [[ $c == - ]]; then
+		ktap_comment "$name: the suite did not finish ($((SECONDS - t0)) s)"
+		tail -n 30 "$log" | sed 's/^/#   /'
+		PASSED=-1
+		return 1
+	fi
+	# The whole log stays with the run's results (vm.sh check).
+	[[ -d ${RESULTS:-}/tests/verbs_pyverbs ]] &&
+		cp "$log" "$RESULTS/tests/verbs_pyverbs/pyverbs-$name.log"
+	read -r run pass fail err skip <<<"$c"
+	PASSED=$pass
+	ktap_comment "$name ($dev): run $run pass $pass fail $fail error $err skip $skip ($((SECONDS - t0)) s)"
+	# The failing and erroring tests by name, then their tracebacks' last
+	# lines; the skips grouped by reason.
+	grep -E ' \.\.\. (FAIL|ERROR)$' "$log" | sed "s/^/# $name: /"
+	grep -E '^(\w+Error|AssertionError|pyverbs\.\w+\.\w+):' "$log" | sort | uniq -c |
+		sed "s/^/# $name:   /"
+	grep -Eo "skipped '.*'" "$log" | sort | uniq -c | sort -rn | sed "s/^/# $name: /"
+	[[ $fail -eq 0 && $err -eq 0 ]]
+}
+
+suite vrnic "$DEV_V" "$NS"
+ktap_result "pyverbs suite on vrnic: no failure, no error" $?
+VRNIC_PASSED=$PASSED
+
+if [[ $HAVE_RXE == 1 ]] && wait_for 30 wait_port "$DEV_R"; then
+	suite rxe "$DEV_R" ""
+	# rxe's own failures are its bugs; only that it ran is checked.
+	if [[ $PASSED -ge 0 ]]; then
+		ktap_ok "pyverbs suite on rdma_rxe ran"
+		if [[ $VRNIC_PASSED -gt $PASSED ]]; then
+			ktap_ok "vrnic passes more of the suite than rdma_rxe ($VRNIC_PASSED > $PASSED)"
+		else
+			ktap_fail "vrnic passes more of the suite than rdma_rxe" "$VRNIC_PASSED <= $PASSED"
+		fi
+	else
+		ktap_fail "pyverbs suite on rdma_rxe ran"
+	fi
+else
+	ktap_skip "pyverbs suite on rdma_rxe" "rdma_rxe not available"
+fi
+ktap_finish
