@@ -3,13 +3,20 @@
 #   make              build kmod/vrnic.ko and the C++ parts (libctl, rdmactl)
 #   make deps         install the Debian packages the project needs (as root)
 #   make check        host unit tests + module build + VM selftests (TAP)
+#   make check-debug  VM selftests + full stress on a KASAN/lockdep/kmemleak
+#                     kernel built from linux-source-6.1 (first run: long build)
 #   make demo         boot a VM and show vrnic working
 #   make bench        perftest, vrnic vs rdma_rxe in one VM boot (ratios)
 #   make lint         checkpatch --strict + sparse on kmod, clang-format on C++
 #   make dkms-install add/build/install the module with DKMS
-#   make install      install rdmactl, its man page and bash completion
+#   make install      install rdmactl, its man page and bash completion,
+#                     the systemd units and the udev rule
+#   make deb          Debian packages vrnic-dkms and rdmactl in build/deb/
+#                     (dpkg-buildpackage from the tracked files, then lintian)
 
-VERSION := 0.1
+# The version is written once, in debian/changelog; dkms.conf says
+# #MODULE_VERSION# (dh_dkms and dkms-build fill it in), CMake reads it too.
+VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); sub(/-.*/, "", $$2); print $$2; exit }' debian/changelog)
 KVER ?= $(shell ls /lib/modules 2>/dev/null | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD := $(CURDIR)/build
@@ -22,15 +29,17 @@ export KVER KDIR
 DEB_PKGS := build-essential make cmake g++ pkg-config kmod cpio xz-utils \
 	rsync bc flex bison libelf-dev \
 	rdma-core libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers \
-	rdmacm-utils perftest \
+	rdmacm-utils perftest python3-pyverbs \
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev \
 	libcli11-dev nlohmann-json3-dev googletest libgtest-dev clang-format \
 	dkms qemu-system-x86 busybox-static \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
-	sparse fio nvme-cli iproute2 util-linux procps
+	sparse fio nvme-cli iproute2 util-linux procps jq \
+	dpkg-dev debhelper dh-dkms lintian devscripts systemd udev \
+	ucx-utils libucx0 libfabric-bin libfabric1 openmpi-bin libopenmpi-dev qperf python3
 
-.PHONY: all kmod cpp selftests deps check demo bench lint dkms-install \
-	dkms-build dkms-stage install clean ksrc
+.PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo bench lint dkms-install \
+	dkms-build dkms-stage install clean ksrc deb deb-test
 
 all: kmod cpp selftests
 
@@ -42,8 +51,26 @@ cpp:
 	cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(CMAKE_BUILD) -j$$(nproc)
 
-selftests: ksrc
+# The C tests, and the test-only module that widens race windows for
+# some of them (selftests/widen, loaded by dp_hostile).
+selftests: ksrc pyverbs-tests
 	$(MAKE) -C selftests KSRC=$(KSRC) OUT=$(BUILD)/selftests
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/widen modules
+
+# rdma-core's own verbs test suite (pyverbs), as Debian ships it: partly
+# gzipped under /usr/share/doc.  Unpacked into build/, never committed;
+# selftests/verbs_pyverbs.sh runs it in the VM.
+PYVERBS_SRC ?= /usr/share/doc/rdma-core/tests
+PYVERBS_TESTS := $(BUILD)/pyverbs/tests
+
+pyverbs-tests: $(PYVERBS_TESTS)/.stamp
+
+$(PYVERBS_TESTS)/.stamp: $(wildcard $(PYVERBS_SRC)/*)
+	rm -rf $(PYVERBS_TESTS)
+	mkdir -p $(PYVERBS_TESTS)
+	cp $(PYVERBS_SRC)/*.py* $(PYVERBS_TESTS)/
+	gunzip -f $(PYVERBS_TESTS)/*.py.gz
+	touch $@
 
 # Only the few files we need from Debian's kernel source tarball.
 KSRC_FILES := tools/testing/selftests/kselftest_harness.h \
@@ -82,6 +109,12 @@ check: deps
 	$(MAKE) dkms-stage
 	selftests/check.sh
 
+# Not part of "make check": the kernel build takes long the first time
+# (cached in build/debug-kernel/), and the run takes hours under TCG.
+check-debug: deps
+	$(MAKE) all
+	selftests/vm/debug-kernel.sh check
+
 demo: deps
 	$(MAKE) all
 	selftests/vm/vm.sh demo
@@ -93,13 +126,15 @@ bench: deps
 lint: ksrc
 	$(KSRC)/checkpatch.pl --no-tree --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f $$(git ls-files 'kmod/*.c' 'kmod/*.h' 'uapi/*.h')
+		-f $$(git ls-files 'kmod/*.c' 'kmod/*.h' 'uapi/*.h' \
+			'selftests/widen/*.c')
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 CF="-D__CHECK_ENDIAN__" \
 		modules > $(BUILD)/sparse.log 2>&1
 	@if grep -E '(warning|error):' $(BUILD)/sparse.log; then \
 		echo "Error: sparse reported problems (see build/sparse.log)." >&2; \
 		exit 1; fi
-	clang-format --dry-run -Werror $$(git ls-files '*.cpp' '*.hpp' '*.cc' '*.h' | grep -E '^(libctl|ctl)/')
+	clang-format --dry-run -Werror $$(git ls-files '*.cpp' '*.hpp' '*.cc' '*.h' | \
+		grep -E '^(libctl|ctl)/|^kmod/tests/.*\.cpp$$')
 
 # DKMS_TREE/DKMS_SOURCES default to the system's trees; "make check" points
 # them into build/ to build the DKMS package on the host (quick) and only
@@ -112,7 +147,7 @@ DKMS_SRC = $(DKMS_SOURCES)/vrnic-$(VERSION)
 dkms-build:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi $(DKMS_TREE)
-	cp dkms.conf $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
 	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
 	cp uapi/*.h $(DKMS_SRC)/uapi/
 	dkms remove vrnic/$(VERSION) --all $(DKMS_OPTS) >/dev/null 2>&1 || true
@@ -142,6 +177,35 @@ dkms-stage:
 install: cpp
 	cmake --install $(CMAKE_BUILD)
 
+# The packages are built from a copy of the tracked files (so the result
+# does not depend on what else lies in this tree) under build/deb/, where
+# dpkg-buildpackage also leaves the .deb, .changes and source files; lintian
+# must then report no error and no warning.  DEB_VERSION overrides the
+# version (a new changelog entry in the copy only), for upgrade tests.
+DEB_DIR := $(BUILD)/deb
+DEB_VERSION ?= $(VERSION)
+deb:
+	rm -rf $(DEB_DIR)/vrnic-$(DEB_VERSION)
+	mkdir -p $(DEB_DIR)/vrnic-$(DEB_VERSION)
+	git ls-files -z | xargs -0 cp -a --parents -t $(DEB_DIR)/vrnic-$(DEB_VERSION)
+	if [ "$(DEB_VERSION)" != "$(VERSION)" ]; then \
+		cd $(DEB_DIR)/vrnic-$(DEB_VERSION) && \
+		DEBFULLNAME="vrnic developers" DEBEMAIL=dev@vrnic.invalid \
+		dch -b -v $(DEB_VERSION) -D unstable "Test build $(DEB_VERSION)."; fi
+	cd $(DEB_DIR)/vrnic-$(DEB_VERSION) && \
+		DEB_BUILD_OPTIONS="parallel=$$(nproc) $(DEB_BUILD_OPTIONS)" \
+		dpkg-buildpackage --no-sign -us -uc
+	lintian --fail-on error,warning --info --display-info \
+		$(DEB_DIR)/vrnic_$(DEB_VERSION)_$$(dpkg --print-architecture).changes
+	@ls -l $(DEB_DIR)/*_$(DEB_VERSION)_*.deb
+
+# What selftests/packages.sh installs in the VM: the packages at this
+# version and at a later one, to upgrade to.
+deb-test:
+	$(MAKE) deb
+	$(MAKE) deb DEB_VERSION=$(VERSION)+upgrade1 DEB_BUILD_OPTIONS=nocheck
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/widen clean
 	rm -rf $(BUILD)

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "objects.h"
 
+#include "json_pos.h"
+
+#include <cctype>
 #include <cerrno>
 #include <set>
+
+#include <net/if.h>
 
 #include <uapi/vrnic.h>
 
@@ -227,6 +232,8 @@ json config_to_json(const Config& c) {
     for (const DeviceConfig& d : c.devices) {
         json j = json::object();
         j["dev_name"] = d.dev_name;
+        if (d.netdev)
+            j["netdev"] = *d.netdev;
         if (d.limits)
             j["limits"] = limits_to_json(*d.limits);
         if (d.qos)
@@ -274,6 +281,13 @@ Result<Config> config_from_json(const json& j) {
             std::string kpath = path + "." + k;
             if (k == "dev_name") {
                 continue;
+            } else if (k == "netdev") {
+                const json& v = it.value();
+                if (!v.is_string() || !valid_netdev_name(v.get<std::string>()))
+                    return bad(kpath, "expected a network interface name (1.." +
+                                          std::to_string(IFNAMSIZ - 1) +
+                                          " bytes, no '/', ':' or spaces), got " + v.dump());
+                dc.netdev = v.get<std::string>();
             } else if (k == "limits") {
                 auto l = limits_from_json(it.value(), kpath);
                 if (!l)
@@ -306,17 +320,88 @@ Result<Config> config_from_json(const json& j) {
     return c;
 }
 
-Result<Config> config_from_text(const std::string& text) {
+bool valid_netdev_name(const std::string& name) {
+    if (name.empty() || name.size() >= IFNAMSIZ || name == "." || name == "..")
+        return false;
+    for (unsigned char c : name)
+        if (c == '/' || c == ':' || std::isspace(c))
+            return false;
+    return true;
+}
+
+namespace {
+
+std::string where(const std::string& source, const std::string& text, size_t offset) {
+    TextPos p = text_pos(text, offset);
+    return (source.empty() ? "" : source + ":") + std::to_string(p.line) + ":" +
+           std::to_string(p.column);
+}
+
+} // namespace
+
+Result<Config> config_from_text(const std::string& text, const std::string& source) {
     json j;
     try {
         j = json::parse(text);
     } catch (const json::parse_error& e) {
+        // e.byte counts from 1 and is the byte the parser stopped at; its
+        // message repeats a line/column we compute ourselves, so keep only
+        // the reason after it.
         std::string what = e.what();
-        // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-        size_t pos = what.find("parse error");
-        return bad("malformed JSON", pos == std::string::npos ? what : what.substr(pos));
+        size_t pos = what.find(": ", what.find("parse error"));
+        Error err = bad(where(source, text, e.byte ? e.byte - 1 : 0) + ": malformed JSON",
+                        pos == std::string::npos ? what : what.substr(pos + 2));
+        return err;
     }
-    return config_from_json(j);
+    auto c = config_from_json(j);
+    if (c)
+        return c;
+    return locate_error(text, source, c.error());
+}
+
+Error locate_error(const std::string& text, const std::string& source, Error e) {
+    // A path not in the text (a missing key) is reported at the object
+    // that lacks it, or at the document.
+    auto offsets = json_key_offsets(text);
+    std::string path = e.context;
+    auto it = offsets.find(path);
+    while (it == offsets.end() && !path.empty()) {
+        size_t cut = path.find_last_of(".[");
+        path = cut == std::string::npos ? "" : path.substr(0, cut);
+        it = offsets.find(path);
+    }
+    e.context = where(source, text, it != offsets.end() ? it->second : 0) + ": " + e.context;
+    return e;
+}
+
+Result<LinkPlan> plan_links(const Config& c, const std::map<std::string, std::string>& running,
+                            const std::function<bool(const std::string&)>& netdev_exists) {
+    LinkPlan plan;
+    for (size_t i = 0; i < c.devices.size(); i++) {
+        const DeviceConfig& d = c.devices[i];
+        std::string path = "devices[" + std::to_string(i) + "]";
+        auto it = running.find(d.dev_name);
+        if (it != running.end()) {
+            if (d.netdev && !it->second.empty() && it->second != *d.netdev) {
+                Error e = libctl::make_error(EEXIST, path + ".netdev");
+                e.extack = "RDMA device " + d.dev_name + " exists over netdev " + it->second +
+                           ", not " + *d.netdev;
+                return e;
+            }
+            continue;
+        }
+        if (!d.netdev) {
+            Error e = libctl::make_error(ENODEV, path + ".dev_name");
+            e.extack =
+                "RDMA device " + d.dev_name + " not found, and no \"netdev\" to create it over";
+            return e;
+        }
+        if (netdev_exists(*d.netdev))
+            plan.create.emplace_back(d.dev_name, *d.netdev);
+        else
+            plan.waiting.emplace_back(d.dev_name, *d.netdev);
+    }
+    return plan;
 }
 
 namespace {

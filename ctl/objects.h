@@ -9,8 +9,11 @@
 #include <libctl/result.h>
 #include <libctl/vrnic.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rdmactl {
@@ -32,6 +35,9 @@ libctl::Result<libctl::Qos> qos_from_json(const json& j, const std::string& path
 /// "apply" accepts it.
 struct DeviceConfig {
     std::string dev_name;
+    /// The netdev the device is a link over ("netdev" key): apply creates
+    /// the device there when it is missing (rdma link add).
+    std::optional<std::string> netdev;
     std::optional<libctl::Limits> limits;
     std::optional<libctl::Qos> qos;
     std::optional<libctl::Dcqcn> dcqcn;
@@ -47,8 +53,37 @@ constexpr int kConfigVersion = 1;
 json config_to_json(const Config& c);
 /// Validates a whole configuration document before anything is applied.
 libctl::Result<Config> config_from_json(const json& j);
-/// Parses configuration text; malformed JSON fails with line/column.
-libctl::Result<Config> config_from_text(const std::string& text);
+/// Parses and validates configuration text.  Every error's context starts
+/// with "SOURCE:LINE:COLUMN: " (just "LINE:COLUMN: " when @p source is
+/// empty) locating the offending key, then names the JSON path.
+libctl::Result<Config> config_from_text(const std::string& text, const std::string& source = "");
+
+/// Prefixes the context of @p e, a JSON path (as the validator and
+/// plan_links() report), with "SOURCE:LINE:COLUMN: " of that path in @p text.
+libctl::Error locate_error(const std::string& text, const std::string& source, libctl::Error e);
+
+/// Whether @p name can be a network interface name (as the kernel's
+/// dev_valid_name() decides: 1..15 bytes, no '/', ':' or white space, not
+/// "." or "..").
+bool valid_netdev_name(const std::string& name);
+
+/// What apply must do about the links of a configuration.
+struct LinkPlan {
+    /// Devices to create: (dev_name, netdev).
+    std::vector<std::pair<std::string, std::string>> create;
+    /// Devices whose netdev does not exist (yet): left out of this apply;
+    /// they are created when the netdev appears (vrnic-config@.service).
+    std::vector<std::pair<std::string, std::string>> waiting;
+};
+
+/// Decides which links of @p c to create.  @p running maps each existing
+/// RDMA device to the netdev of its port 1 ("" when not visible here);
+/// @p netdev_exists says whether a netdev is present.  Fails (with the JSON
+/// path as context) for a device that exists over another netdev, and for
+/// a missing device the file gives no netdev for.
+libctl::Result<LinkPlan> plan_links(const Config& c,
+                                    const std::map<std::string, std::string>& running,
+                                    const std::function<bool(const std::string&)>& netdev_exists);
 
 /// One difference between the running and the wanted configuration.
 struct Change {

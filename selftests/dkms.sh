@@ -20,7 +20,7 @@ ktap_require_cmd dkms modprobe modinfo
 repo=${VRNIC_REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 kver=$(uname -r)
 stage=$repo/build/dkms
-version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$repo/dkms.conf")
+version=$(awk 'NR == 1 { gsub(/[()]/, "", $2); sub(/-.*/, "", $2); print $2; exit }' "$repo/debian/changelog")
 root=$stage/root/lib/modules/$kver
 
 [[ -f $root/updates/dkms/vrnic.ko ]] ||

@@ -12,7 +12,7 @@ ktap_header
 ktap_require_vm
 ktap_require_cmd ip rdma rdmactl
 
-expect_output "rdmactl --version" '^rdmactl [0-9]+\.[0-9]+\.[0-9]+ \(vrnic netlink API [0-9]+\)$' \
+expect_output "rdmactl --version" '^rdmactl [0-9]+(\.[0-9]+)+ \(vrnic netlink API [0-9]+\)$' \
 	rdmactl --version
 
 # bad NAME RC REGEX CMD...: CMD exits with RC and prints one "Error: ..."

@@ -212,7 +212,7 @@ bad "unknown command" 2 'frob' rdmactl limits frob
 bad "missing argument" 2 'DEV' rdmactl limits set
 
 echo '{"version": 1, "devices": [{"dev_name": "vrnic0", "limits": {"max_qp": 1' >"$T/trunc.json"
-bad "apply: truncated JSON" 1 'malformed JSON.*line' rdmactl apply -f "$T/trunc.json"
+bad "apply: truncated JSON" 1 'trunc.json:[0-9]+:[0-9]+: malformed JSON' rdmactl apply -f "$T/trunc.json"
 echo 'not json at all' >"$T/garbage.json"
 bad "apply: malformed JSON" 1 'malformed JSON' rdmactl apply -f "$T/garbage.json"
 echo '{"version": 1, "devices": [{"limits": {"max_qp": 5}}]}' >"$T/noname.json"

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <map>
+
 using namespace rdmactl;
 
 namespace {
@@ -76,9 +79,116 @@ TEST(Config, Malformed) {
     expect_rejected("{\"version\": 1, \"devices\": [", "malformed JSON");
     expect_rejected("", "malformed JSON");
     expect_rejected("{'version': 1}", "malformed JSON");
-    auto c = config_from_text("{\n\"version\": 1,\n\"devices\": [}\n");
+    // The position is the byte the parser stopped at: line 3, column 13.
+    auto c = config_from_text("{\n\"version\": 1,\n\"devices\": [}\n", "f.json");
     ASSERT_FALSE(c);
-    EXPECT_NE(c.error().message().find("line 3"), std::string::npos) << c.error().message();
+    EXPECT_EQ(c.error().message().rfind("f.json:3:13: malformed JSON: syntax error", 0), 0u)
+        << c.error().message();
+    // Without a source name, just LINE:COLUMN.
+    auto d = config_from_text("{\"version\": 1,");
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().message().rfind("1:15: malformed JSON", 0), 0u) << d.error().message();
+}
+
+// Every validation error starts with FILE:LINE:COLUMN of the key it names,
+// so a journal line leads straight to it.
+void expect_at(const std::string& text, const std::string& prefix) {
+    auto c = config_from_text(text, "vrnic.json");
+    ASSERT_FALSE(c) << text;
+    EXPECT_EQ(c.error().message().rfind(prefix, 0), 0u)
+        << "message \"" << c.error().message() << "\" does not start with \"" << prefix << "\"";
+}
+
+TEST(Config, ErrorsNameLineColumnAndKey) {
+    const std::string head = "{\n  \"version\": 1,\n  \"devices\": [\n    {\n";
+    // Unknown key: at the key.
+    expect_at(head +
+                  "      \"dev_name\": \"v0\",\n      \"limits\": {\"max_qp\": 1, \"max_x\": 2}\n"
+                  "    }\n  ]\n}\n",
+              "vrnic.json:6:31: devices[0].limits.max_x: unknown key");
+    // Out of range: at the key of the value.
+    expect_at(head + "      \"dev_name\": \"v0\",\n      \"dcqcn\": {\n        \"rpg_gd\": 99\n"
+                     "      }\n    }\n  ]\n}\n",
+              "vrnic.json:7:9: devices[0].dcqcn.rpg_gd: value 99 out of range 0..15");
+    // Wrong type.
+    expect_at(head + "      \"dev_name\": \"v0\",\n      \"netdev\": 7\n    }\n  ]\n}\n",
+              "vrnic.json:6:7: devices[0].netdev: expected a network interface name");
+    // A map entry and an array element.
+    expect_at(head + "      \"dev_name\": \"v0\", \"qos\": {\"pfc_en\": [1, 9]}\n    }\n  ]\n}\n",
+              "vrnic.json:5:47: devices[0].qos.pfc_en[1]: value 9 out of range 0..7");
+    // Second device: the array element index is found, not the first one.
+    expect_at(head + "      \"dev_name\": \"v0\"\n    },\n    {\"dev_name\": \"v1\", \"bad\": 1}\n"
+                     "  ]\n}\n",
+              "vrnic.json:7:24: devices[1].bad: unknown key");
+    // A missing key is reported at the object that lacks it.
+    expect_at("{\"devices\": []}", "vrnic.json:1:1: version: missing");
+    expect_at("{\"version\": 1,\n \"devices\": [\n  {\"limits\": {}}]}",
+              "vrnic.json:3:3: devices[0].dev_name: missing");
+    // Keys with escapes are found by their decoded name.
+    expect_at("{\"version\": 1, \"devices\": [{\"dev_name\": \"a\", \"q\\u006fs\": {\"x\": 1}}]}",
+              "vrnic.json:1:59: devices[0].qos.x: unknown key");
+}
+
+TEST(Config, Netdev) {
+    auto c = config_from_text(
+        R"({"version": 1, "devices": [{"dev_name": "vrnic0", "netdev": "eth0.100"}]})");
+    ASSERT_TRUE(c) << c.error().message();
+    EXPECT_EQ(*c->devices[0].netdev, "eth0.100");
+    EXPECT_EQ(config_to_json(*c)["devices"][0]["netdev"], "eth0.100");
+    auto nd = [](const std::string& v) {
+        return R"({"version": 1, "devices": [{"dev_name": "a", "netdev": )" + v + "}]}";
+    };
+    expect_rejected(nd("\"\""), "devices[0].netdev");
+    expect_rejected(nd("\"0123456789abcdef\""), "devices[0].netdev"); // 16 bytes
+    expect_rejected(nd("\"a/b\""), "devices[0].netdev");
+    expect_rejected(nd("\"a b\""), "devices[0].netdev");
+    expect_rejected(nd("\"eth0:1\""), "devices[0].netdev");
+    expect_rejected(nd("\"..\""), "devices[0].netdev");
+    expect_rejected(nd("[\"eth0\"]"), "devices[0].netdev");
+    expect_rejected(nd("null"), "devices[0].netdev");
+    EXPECT_TRUE(valid_netdev_name("0123456789abcde")); // 15 bytes
+}
+
+TEST(Config, PlanLinks) {
+    auto c = config_from_text(R"({"version": 1, "devices": [
+        {"dev_name": "vrnic0", "netdev": "eth0"},
+        {"dev_name": "vrnic1", "netdev": "eth1"},
+        {"dev_name": "vrnic2", "netdev": "late"},
+        {"dev_name": "vrnic3"}]})");
+    ASSERT_TRUE(c) << c.error().message();
+    auto exists = [](const std::string& n) { return n != "late"; };
+    // vrnic0 runs already over eth0, vrnic3 (no netdev) runs: create
+    // vrnic1, vrnic2 waits for its netdev.
+    std::map<std::string, std::string> running{{"vrnic0", "eth0"}, {"vrnic3", "eth3"}};
+    auto p = plan_links(*c, running, exists);
+    ASSERT_TRUE(p) << p.error().message();
+    ASSERT_EQ(p->create.size(), 1u);
+    EXPECT_EQ(p->create[0], std::make_pair(std::string("vrnic1"), std::string("eth1")));
+    ASSERT_EQ(p->waiting.size(), 1u);
+    EXPECT_EQ(p->waiting[0].first, "vrnic2");
+    // Once everything runs, nothing is left to create (idempotent).
+    running = {{"vrnic0", "eth0"}, {"vrnic1", "eth1"}, {"vrnic2", "late"}, {"vrnic3", ""}};
+    p = plan_links(*c, running, exists);
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->create.empty());
+    EXPECT_TRUE(p->waiting.empty());
+    // A device over another netdev is a conflict, named by path.
+    running["vrnic1"] = "eth9";
+    p = plan_links(*c, running, exists);
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().err, EEXIST);
+    EXPECT_EQ(p.error().context, "devices[1].netdev");
+    // A missing device without a netdev cannot be created.
+    running.erase("vrnic3");
+    running["vrnic1"] = "eth1";
+    p = plan_links(*c, running, exists);
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().err, ENODEV);
+    EXPECT_EQ(p.error().context, "devices[3].dev_name");
+    // locate_error() turns that path into a file position.
+    std::string text = "{\"version\": 1,\n\"devices\": [{\"dev_name\": \"v\", \"netdev\": \"e\"}]}";
+    libctl::Error e = libctl::make_error(EEXIST, "devices[0].netdev");
+    EXPECT_EQ(locate_error(text, "f", e).context, "f:2:31: devices[0].netdev");
 }
 
 TEST(Config, PartialOrWrongStructure) {
