@@ -13,6 +13,7 @@
 #include <rdma/ib_cache.h>
 
 #include "verbs.h"
+#include "config.h"
 
 /**
  * vrnic_av_from_attr - resolve an address vector
@@ -46,6 +47,7 @@ int vrnic_av_from_attr(struct vrnic_av *av, const struct rdma_ah_attr *attr)
 	av->sgid_index = grh->sgid_index;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
+	av->sl = rdma_ah_get_sl(attr) & (VRNIC_NUM_PRIO - 1);
 	av->flow_label = grh->flow_label;
 	av->sgid = sgid_attr->gid;
 	av->dgid = grh->dgid;

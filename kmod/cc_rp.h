@@ -21,8 +21,9 @@
  * linux/minmax.h and linux/limits.h, for which the test has a host shim.
  *
  * Locking: none inside.  The caller serialises all calls on one struct
- * vrnic_rp (the QP's cc_lock) and passes times that it read under that
- * lock; a time older than the last one seen is treated as that time.
+ * vrnic_rp (the QP's sq_lock, kmod/cc.c) and passes times that it read
+ * under that lock; a time older than the last one seen is treated as that
+ * time.
  * Nothing here sleeps or allocates.
  */
 #ifndef VRNIC_CC_RP_H

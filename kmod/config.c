@@ -176,6 +176,8 @@ void vrnic_config_publish(struct vrnic_dev *vdev, struct vrnic_config *cfg)
 
 	old = rcu_replace_pointer(vdev->cfg, cfg,
 				  lockdep_is_held(&vdev->cfg_mutex));
+	/* Running QPs pick the new DCQCN parameters up (cc.c). */
+	atomic_inc(&vdev->cfg_gen);
 	if (old)
 		kfree_rcu(old, rcu);
 }

@@ -171,6 +171,11 @@ enum vrnic_qp_counter {
 	VRNIC_QP_CNT_CNP_SENT,
 	VRNIC_QP_CNT_CNP_RCVD,
 	VRNIC_QP_CNT_ECN_MARKED,
+	VRNIC_QP_CNT_RATE_MBPS,		/* DCQCN current rate Rc */
+	VRNIC_QP_CNT_TARGET_MBPS,	/* DCQCN target rate Rt */
+	VRNIC_QP_CNT_ALPHA,		/* DCQCN alpha, 1/1024 */
+	VRNIC_QP_CNT_LIMITED,		/* 1: the rate limiter is engaged */
+	VRNIC_QP_CNT_PFC_PAUSED,	/* 1: held by a PFC/PAUSE frame */
 	VRNIC_QP_NUM_COUNTERS
 };
 

@@ -8,7 +8,7 @@
 
 #include "vrnic.h"
 
-/* Stable names: documented in docs/counters.md; append only. */
+/* Stable names, documented in docs/wire.md; append only. */
 const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_TX_PACKETS]		= "tx_packets",
 	[VRNIC_CNT_TX_BYTES]		= "tx_bytes",
@@ -32,12 +32,33 @@ const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_DROP_MALFORMED]	= "drop_malformed",
 	[VRNIC_CNT_DROP_QP_STATE]	= "drop_qp_state",
 	[VRNIC_CNT_TX_ERRORS]		= "tx_errors",
-	[VRNIC_CNT_CNP_SENT]		= "cnp_sent",
-	[VRNIC_CNT_CNP_RCVD]		= "cnp_rcvd",
-	[VRNIC_CNT_ECN_MARKED]		= "ecn_marked_packets",
+	/* DCQCN, by the names of ConnectX (mlx5) hw-stats */
+	[VRNIC_CNT_NP_CNP_SENT]		= "np_cnp_sent",
+	[VRNIC_CNT_RP_CNP_HANDLED]	= "rp_cnp_handled",
+	[VRNIC_CNT_NP_ECN_MARKED]	= "np_ecn_marked_roce_packets",
 	[VRNIC_CNT_INVALID_REQUESTS]	= "invalid_requests",
 	[VRNIC_CNT_DROP_BAD_ADDR]	= "drop_bad_address",
 	[VRNIC_CNT_DROP_HELD_BUDGET]	= "drop_held_budget",
+	[VRNIC_CNT_RP_CNP_IGNORED]	= "rp_cnp_ignored",
+	/* PFC, by the names of ConnectX (mlx5) ethtool counters */
+	[VRNIC_CNT_RX_PRIO_PAUSE + 0]	= "rx_prio0_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 1]	= "rx_prio1_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 2]	= "rx_prio2_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 3]	= "rx_prio3_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 4]	= "rx_prio4_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 5]	= "rx_prio5_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 6]	= "rx_prio6_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE + 7]	= "rx_prio7_pause",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 0] = "rx_prio0_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 1] = "rx_prio1_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 2] = "rx_prio2_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 3] = "rx_prio3_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 4] = "rx_prio4_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 5] = "rx_prio5_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 6] = "rx_prio6_pause_duration",
+	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 7] = "rx_prio7_pause_duration",
+	[VRNIC_CNT_RX_PAUSE_STORM]	= "rx_pause_storm_events",
+	[VRNIC_CNT_RX_PAUSE_IGNORED]	= "rx_pause_ignored",
 };
 
 static struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS];

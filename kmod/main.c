@@ -18,6 +18,7 @@
 #include <rdma/ib_mad.h>
 
 #include "vrnic.h"
+#include "cc.h"
 #include "verbs.h"
 #include "config.h"
 
@@ -300,6 +301,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&vdev->list);
 	mutex_unlock(&vrnic_dev_mutex);
 
+	vrnic_pfc_stop(vdev);
 	vrnic_verbs_cleanup(vdev);
 	vrnic_udp_put(vdev);
 	vrnic_config_free(vdev);
@@ -319,6 +321,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.dealloc_pd = vrnic_dealloc_pd,
 	.dealloc_ucontext = vrnic_dealloc_ucontext,
 	.disassociate_ucontext = vrnic_disassociate_ucontext,
+	.fill_res_qp_entry = vrnic_fill_res_qp_entry,
 	.get_dev_fw_str = vrnic_get_dev_fw_str,
 	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
@@ -412,6 +415,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 
 	ib_set_device_ops(&vdev->ibdev, &vrnic_dev_ops);
 	ib_set_device_ops(&vdev->ibdev, &vrnic_verbs_ops);
+	vrnic_pfc_start(vdev);
 
 	err = ib_device_set_netdev(&vdev->ibdev, ndev, 1);
 	if (err)
@@ -436,6 +440,8 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	rtnl_lock();
 	dead = ndev->reg_state != NETREG_REGISTERED ||
 	       !net_eq(dev_net(ndev), vrnic_dev_net(vdev));
+	if (!dead)
+		vrnic_cc_link_changed(vdev);
 	rtnl_unlock();
 	if (dead) {
 		ib_unregister_device(&vdev->ibdev);
@@ -503,6 +509,7 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		vrnic_port_event(vdev, ndev);
+		vrnic_cc_link_changed(vdev);
 		break;
 	default:
 		break;

@@ -47,9 +47,15 @@ const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
 	[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = "seq_naks_rcvd",
 	[VRNIC_QP_CNT_RNR_NAKS_SENT] = "rnr_naks_sent",
 	[VRNIC_QP_CNT_RNR_NAKS_RCVD] = "rnr_naks_rcvd",
-	[VRNIC_QP_CNT_CNP_SENT] = "cnp_sent",
-	[VRNIC_QP_CNT_CNP_RCVD] = "cnp_rcvd",
-	[VRNIC_QP_CNT_ECN_MARKED] = "ecn_marked",
+	[VRNIC_QP_CNT_CNP_SENT] = "np_cnp_sent",
+	[VRNIC_QP_CNT_CNP_RCVD] = "rp_cnp_handled",
+	[VRNIC_QP_CNT_ECN_MARKED] = "np_ecn_marked_roce_packets",
+	/* DCQCN state of the QP's sender, not counters */
+	[VRNIC_QP_CNT_RATE_MBPS] = "dcqcn_rate_mbps",
+	[VRNIC_QP_CNT_TARGET_MBPS] = "dcqcn_target_rate_mbps",
+	[VRNIC_QP_CNT_ALPHA] = "dcqcn_alpha",
+	[VRNIC_QP_CNT_LIMITED] = "dcqcn_limited",
+	[VRNIC_QP_CNT_PFC_PAUSED] = "pfc_paused",
 };
 
 /* ---- Policies and the messages that explain their rejections ---- */

@@ -14,6 +14,7 @@
 #include <net/addrconf.h>
 #include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
+#include <net/inet_ecn.h>
 
 #include "vrnic.h"
 #include "verbs.h"
@@ -150,6 +151,76 @@ static bool vrnic_addr_ok(struct vrnic_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.in6.sin6_addr);
 }
 
+/* The outer header's TOS / traffic class byte: DSCP and ECN field. */
+static u8 vrnic_dsfield(struct sk_buff *skb)
+{
+	return ip_hdr(skb)->version == 4 ? ipv4_get_dsfield(ip_hdr(skb)) :
+					   ipv6_get_dsfield(ipv6_hdr(skb));
+}
+
+/*
+ * A congestion notification packet (IBTA annex A17.9.2): BTH with opcode
+ * 0x81 and the BECN bit, 16 reserved bytes, ICRC; the BTH's destination
+ * QP is the QP of ours whose packets were marked.  It has no entry in
+ * the opcode table (it is not a transport operation), so it is checked
+ * here in full: a malformed one counts as any malformed packet, one that
+ * names no RC/UC QP of ours in a sending state, or comes from anyone but
+ * that QP's peer, counts as ignored (rp_cnp_ignored) besides the drop
+ * reason; a good one cuts the QP's rate (cc.c).  The reserved bytes and
+ * the BECN bit are not checked: IBA has receivers ignore reserved fields.
+ */
+static int vrnic_rcv_cnp(struct vrnic_dev *vdev, struct sk_buff *skb,
+			 struct vrnic_bth *bth, u32 len, bool local)
+{
+	enum vrnic_counter reason = VRNIC_CNT_DROP_MALFORMED;
+	struct vrnic_qp *qp = NULL;
+	enum ib_qp_state state;
+
+	if (len != VRNIC_CNP_BYTES || bth_tver(bth) != VRNIC_BTH_TVER ||
+	    bth_pad(bth))
+		goto drop;
+	reason = VRNIC_CNT_ICRC_ERRORS;
+	if (!local &&
+	    vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
+	    get_unaligned_le32((u8 *)bth + len - VRNIC_ICRC_BYTES))
+		goto drop;
+	reason = VRNIC_CNT_DROP_BAD_PKEY;
+	if (!vrnic_pkey_ok(bth_pkey(bth)))
+		goto drop;
+
+	reason = VRNIC_CNT_DROP_UNKNOWN_QP;
+	qp = vrnic_qp_get(vdev, bth_qpn(bth));
+	if (!qp)
+		goto ignored;
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		goto ignored;
+	reason = VRNIC_CNT_DROP_QP_STATE;
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		goto ignored;
+	reason = VRNIC_CNT_DROP_BAD_ADDR;
+	if (!vrnic_addr_ok(qp, skb))
+		goto ignored;
+
+	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
+	vrnic_rp_cnp_rcv(qp);
+	vrnic_qp_put(qp);
+	ib_device_put(&vdev->ibdev);
+	consume_skb(skb);
+	return 0;
+
+ignored:
+	vrnic_counter_inc(vdev, VRNIC_CNT_RP_CNP_IGNORED);
+	if (qp)
+		vrnic_qp_put(qp);
+drop:
+	vrnic_counter_inc(vdev, reason);
+	ib_device_put(&vdev->ibdev);
+	kfree_skb(skb);
+	return 0;
+}
+
 /**
  * vrnic_rcv_dev - handle one packet for a known device
  * @vdev: the receiving device; the caller's reference is dropped here
@@ -167,7 +238,7 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	struct vrnic_qp *qp;
 	struct vrnic_bth *bth;
 	u32 ulen, len, hlen, pad;
-	u8 opcode;
+	u8 opcode, dsfield;
 
 	reason = VRNIC_CNT_DROP_MALFORMED;
 	if (skb_linearize(skb))
@@ -180,12 +251,11 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	len = ulen - sizeof(struct udphdr);	/* BTH through ICRC */
 
 	opcode = bth_opcode(bth);
+	if (opcode == VRNIC_OPCODE_CNP)
+		return vrnic_rcv_cnp(vdev, skb, bth, len, local);
 	info = &vrnic_opcode[opcode];
-	if (!info->name) {
-		if (opcode == VRNIC_OPCODE_CNP)
-			vrnic_counter_inc(vdev, VRNIC_CNT_CNP_RCVD);
+	if (!info->name)
 		goto drop;
-	}
 	hlen = info->length;
 	pad = bth_pad(bth);
 	if (bth_tver(bth) != VRNIC_BTH_TVER ||
@@ -253,6 +323,10 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
 	vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, len);
+
+	dsfield = vrnic_dsfield(skb);
+	if (unlikely(INET_ECN_is_ce(dsfield)))
+		vrnic_np_mark(qp, skb, dsfield, info->mask);
 
 	if (info->mask & VRNIC_M_REQ)
 		vrnic_resp_rcv(qp, skb);

@@ -12,6 +12,10 @@
  * holds @sq_lock; a kick that finds the lock taken sets a bit the holder
  * re-checks after unlocking.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
 #include "vrnic.h"
 #include "verbs.h"
 #include "opcode.h"
@@ -354,6 +358,12 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		if (xp->noack_pkts >= VRNIC_ACKREQ_EVERY || budget_left <= 1 ||
 		    (last && !vrnic_req_next_ready(qp, xp->send_idx)))
 			ackreq = true;
+		/*
+		 * A rate-limited QP pauses between packets: an unacknowledged
+		 * tail would wait for the retransmit timer.
+		 */
+		if (vrnic_cc_limited(qp))
+			ackreq = true;
 		/* Its ACK is its response, as for a READ or an atomic. */
 		if (op == VRNIC_ATOMIC_WRITE)
 			ackreq = true;
@@ -424,7 +434,13 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 				 vrnic_sport(av->flow_label, qp->ibqp.qp_num,
 					     dqpn), skb);
 	} else {
+		/* What the pacer charges: the packet from its IP header on. */
+		u32 wire = skb->len + sizeof(struct udphdr) +
+			   (qp->av.network_type == RDMA_NETWORK_IPV4 ?
+			    sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+
 		err = vrnic_xmit(vdev, &qp->av, &xp->dst_cache, xp->sport, skb);
+		vrnic_cc_sent(qp, wire);
 	}
 
 	/* A packet the stack dropped counts as lost: RC retransmits it. */
@@ -469,6 +485,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool paced = rc || qp->ibqp.qp_type == IB_QPT_UC;
 	struct vrnic_send_wqe *wqe;
 	enum ib_qp_state state;
 	bool more = false;
@@ -529,6 +546,9 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) + 1 >=
 			  xp->window)
 			xp->noack_pkts = VRNIC_ACKREQ_EVERY;
+		/* DCQCN: the pacer's timer runs us again when it is time. */
+		if (paced && !vrnic_cc_tx_ok(qp))
+			break;
 		if (xp->send_off == 0) {
 			/* (Re)starting a WQE: its PSNs are fixed. */
 			xp->req_psn = wqe->xport.first_psn;
@@ -775,6 +795,15 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	if (xp->stopped || xp->sq_err || READ_ONCE(qp->state) == IB_QPS_ERR ||
 	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
 		goto out;
+	/*
+	 * Held by a PFC frame: nothing could be resent, and the packets
+	 * before the pause may simply not have asked for their ACK yet.
+	 * The storm guard bounds how long this defers the timeout.
+	 */
+	if (vrnic_cc_pfc_holding(qp)) {
+		vrnic_req_arm_timer(qp);
+		goto out;
+	}
 	xp->sq_stats.timeouts++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_TIMEOUTS);
 	vrnic_qp_dbg(qp, "timeout: comp_psn %#x req_psn %#x max_psn %#x retry %u\n",
@@ -831,6 +860,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	INIT_WORK(&xp->resp_work, vrnic_resp_work);
 	skb_queue_head_init(&xp->backlog);
 	skb_queue_head_init(&xp->ooo);
+	vrnic_cc_init(qp);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
 	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->tx_cpu = -1;
@@ -902,6 +932,7 @@ void vrnic_xport_stop(struct vrnic_qp *qp)
 	/* Timers first: their callbacks may queue the work items. */
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);
+	vrnic_cc_stop(qp);
 	cancel_work_sync(&xp->req_work);
 	cancel_work_sync(&xp->resp_work);
 }
@@ -936,6 +967,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 		memset(xp->res, 0, xp->nres * sizeof(*xp->res));
 	__skb_queue_purge(&xp->backlog);
 	__skb_queue_purge(&xp->ooo);
+	vrnic_cc_reset(qp);
 	vrnic_xport_unlock(qp);
 }
 
@@ -1114,6 +1146,7 @@ int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
 	v[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = READ_ONCE(sq->seq_naks);
 	v[VRNIC_QP_CNT_RNR_NAKS_SENT] = READ_ONCE(rq->rnr_naks);
 	v[VRNIC_QP_CNT_RNR_NAKS_RCVD] = READ_ONCE(sq->rnr_naks);
+	vrnic_cc_qp_values(qp, v);
 	*qpn = index;
 	vrnic_qp_put(qp);
 	return 0;

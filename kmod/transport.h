@@ -28,6 +28,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "cc.h"
+
 struct vrnic_qp;
 struct vrnic_dev;
 struct vrnic_mr;
@@ -177,6 +179,9 @@ struct vrnic_qp_xport {
 	struct sk_buff_head ooo;	/* requests ahead of @epsn, by PSN */
 	struct work_struct resp_work;
 	struct vrnic_qp_stats rq_stats;
+
+	/* ---- congestion control: NP under @rq_lock, RP under @sq_lock ---- */
+	struct vrnic_qp_cc cc;
 };
 
 /**

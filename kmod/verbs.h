@@ -82,6 +82,9 @@ void vrnic_verbs_cleanup(struct vrnic_dev *vdev);
  * @sgid_index: source GID table index
  * @hop_limit: IP TTL / hop limit
  * @traffic_class: IP TOS / traffic class
+ * @sl: service level: the 802.1p priority of the path (ib_core and
+ *	rdma_cm derive it from the TOS for RoCE), used unless the device
+ *	trusts DSCP (cc.c)
  * @flow_label: IPv6 flow label
  * @sgid: source GID
  * @dgid: destination GID
@@ -96,6 +99,7 @@ struct vrnic_av {
 	u8 sgid_index;
 	u8 hop_limit;
 	u8 traffic_class;
+	u8 sl;
 	u32 flow_label;
 	union ib_gid sgid;
 	union ib_gid dgid;

@@ -68,12 +68,18 @@ enum vrnic_counter {
 	VRNIC_CNT_DROP_MALFORMED,
 	VRNIC_CNT_DROP_QP_STATE,
 	VRNIC_CNT_TX_ERRORS,
-	VRNIC_CNT_CNP_SENT,
-	VRNIC_CNT_CNP_RCVD,
-	VRNIC_CNT_ECN_MARKED,
+	VRNIC_CNT_NP_CNP_SENT,
+	VRNIC_CNT_RP_CNP_HANDLED,
+	VRNIC_CNT_NP_ECN_MARKED,
 	VRNIC_CNT_INVALID_REQUESTS,
 	VRNIC_CNT_DROP_BAD_ADDR,
 	VRNIC_CNT_DROP_HELD_BUDGET,
+	VRNIC_CNT_RP_CNP_IGNORED,
+	/* one per 802.1p priority, 0..7 (pfc.c) */
+	VRNIC_CNT_RX_PRIO_PAUSE,
+	VRNIC_CNT_RX_PRIO_PAUSE_DURATION = VRNIC_CNT_RX_PRIO_PAUSE + 8,
+	VRNIC_CNT_RX_PAUSE_STORM = VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 8,
+	VRNIC_CNT_RX_PAUSE_IGNORED,
 	VRNIC_NUM_COUNTERS
 };
 
@@ -85,6 +91,23 @@ struct vrnic_udp;	/* net.c: one UDP 4791 socket pair per network namespace */
 struct vrnic_config;	/* config.h: QoS and DCQCN settings (netlink) */
 
 /**
+ * struct vrnic_pfc - PFC/PAUSE frames received on the bound netdev (pfc.c)
+ * @pt: the ETH_P_PAUSE handler on that netdev
+ * @lock: serialises frame handlers (frames may arrive on several CPUs)
+ * @until: per priority, when its pause ends (ktime_get_ns(), 0: none);
+ *	written under @lock, read locklessly by the requesters
+ * @since: per priority, start of the current unbroken pause; @lock
+ * @storm_until: per priority, frames are ignored until then; @lock
+ */
+struct vrnic_pfc {
+	struct packet_type pt;
+	spinlock_t lock;		/* frame handlers; see above */
+	u64 until[8];
+	u64 since[8];
+	u64 storm_until[8];
+};
+
+/**
  * struct vrnic_dev - one vrnic RDMA device bound to one Ethernet netdev
  * @ibdev: the ib_core device; must stay first (ib_alloc_device)
  * @ndev: the bound netdev, held with a tracked reference for our lifetime
@@ -93,7 +116,11 @@ struct vrnic_config;	/* config.h: QoS and DCQCN settings (netlink) */
  * @cfg_mutex: serialises writers of @limits and @cfg (netlink set commands)
  * @limits: resource limits, see struct vrnic_limits
  * @cfg: QoS/DCQCN configuration, owned by config.c (RCU, see config.h)
+ * @cfg_gen: bumped after @cfg or @link_mbps changes, so that each QP
+ *	recomputes what it derives from them (cc.c) on its next packet
+ * @link_mbps: speed of @ndev in Mb/s, 0 if unknown; written under rtnl
  * @stats: per-CPU port counters; update with vrnic_counter_inc/add()
+ * @pfc: pause state from received PFC/PAUSE frames (pfc.c)
  * @held_bytes: truesize of the request packets the responders of this
  *	device hold (out of order or behind a READ), at most
  *	VRNIC_HELD_BYTES_MAX; charged and released by resp.c only
@@ -108,9 +135,12 @@ struct vrnic_dev {
 	struct mutex cfg_mutex;	/* serialises writers of limits and cfg */
 	struct vrnic_limits limits;
 	struct vrnic_config __rcu *cfg;
+	atomic_t cfg_gen;
+	u32 link_mbps;
 
 	struct vrnic_counters __percpu *stats;
 	atomic_long_t held_bytes;
+	struct vrnic_pfc pfc;
 
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
@@ -203,6 +233,11 @@ struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+
+/* pfc.c */
+void vrnic_pfc_start(struct vrnic_dev *vdev);
+void vrnic_pfc_stop(struct vrnic_dev *vdev);
+u64 vrnic_pfc_paused_until(struct vrnic_dev *vdev, u32 prio);
 
 /* net.c */
 int vrnic_udp_get(struct vrnic_dev *vdev);

@@ -29,6 +29,7 @@
 #include "vrnic.h"
 #include "hdr.h"
 #include "verbs.h"
+#include "cc.h"
 
 #define VRNIC_DEFAULT_TTL	64
 
@@ -249,7 +250,7 @@ void vrnic_loop_exit(void)
 }
 
 static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
-		       struct dst_entry *dst, struct sk_buff *skb)
+		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct iphdr *iph;
@@ -264,7 +265,7 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->traffic_class;
+	iph->tos = dsfield;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: VRNIC_DEFAULT_TTL;
@@ -283,7 +284,7 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 }
 
 static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
-		       struct dst_entry *dst, struct sk_buff *skb)
+		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct ipv6hdr *ip6h;
@@ -298,7 +299,7 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, dsfield, htonl(av->flow_label));
 	ip6h->payload_len = htons(udp_len);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: VRNIC_DEFAULT_TTL;
@@ -319,14 +320,15 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
 /**
  * vrnic_xmit - send one RoCEv2 packet
  * @vdev: sending device
- * @av: source and destination addresses, TTL and traffic class
+ * @av: source and destination addresses, TTL, traffic class and SL
  * @cache: the QP's route cache, or NULL to look the route up
  * @sport: UDP source port
  * @skb: from vrnic_skb_alloc(), transport headers and payload filled in;
  *	consumed in every case
  *
- * May be called in process or softirq context.  Bumps the port TX
- * counters; the caller accounts its per-QP counters.
+ * May be called in process or softirq context.  The DSCP, ECN field and
+ * skb->priority come from the device's QoS settings (vrnic_tx_qos()).
+ * Bumps the port TX counters; the caller accounts its per-QP counters.
  *
  * Return: 0 or a negative errno (no route, device queue full).
  */
@@ -335,7 +337,13 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 {
 	unsigned int len = skb->len;
 	struct dst_entry *dst;
+	u8 dsfield;
+	u32 prio;
 	int err;
+
+	vrnic_tx_qos(vdev, av, ((struct vrnic_bth *)skb->data)->opcode,
+		     &dsfield, &prio);
+	skb->priority = prio;
 
 	if (av->network_type == RDMA_NETWORK_IPV4)
 		dst = vrnic_route4(vdev, av, cache);
@@ -350,9 +358,9 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	vrnic_push_udp(skb, sport);
 
 	if (av->network_type == RDMA_NETWORK_IPV4)
-		err = vrnic_xmit4(vdev, av, dst, skb);
+		err = vrnic_xmit4(vdev, av, dst, skb, dsfield);
 	else
-		err = vrnic_xmit6(vdev, av, dst, skb);
+		err = vrnic_xmit6(vdev, av, dst, skb, dsfield);
 	err = net_xmit_eval(err);
 	if (unlikely(err))
 		goto err_count;

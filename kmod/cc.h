@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vrnic: congestion control and QoS in the data path (docs/cc.md).
+ *
+ *  - Egress QoS: the DSCP, ECN codepoint and skb->priority of every packet
+ *    vrnic sends, from the device's QoS settings (vrnic_tx_qos()).
+ *  - Notification point (NP): a CE-marked request or READ response on an
+ *    RC/UC QP is answered with a CNP, at most one per QP per
+ *    min_time_between_cnps (vrnic_np_mark()).
+ *  - Reaction point (RP): a CNP from the peer cuts the QP's DCQCN rate
+ *    (cc_rp.c), and the requester is paced to that rate
+ *    (vrnic_cc_tx_ok(), vrnic_cc_sent()).
+ */
+#ifndef VRNIC_CC_H
+#define VRNIC_CC_H
+
+#include <linux/hrtimer.h>
+#include <linux/types.h>
+
+#include "cc_rp.h"
+
+struct ib_qp;
+struct sk_buff;
+struct vrnic_av;
+struct vrnic_dev;
+struct vrnic_qp;
+
+/**
+ * struct vrnic_qp_cc - congestion control state of one QP
+ *
+ * Notification point, under the QP's @rq_lock (the receive side):
+ * @np_timer: answers a mark that arrived inside the interval, at its end
+ * @np_last: time the last CNP went out, ns (CLOCK_MONOTONIC)
+ * @np_sent: @np_last is valid
+ * @np_pending: a mark waits for @np_timer
+ * @ecn_marked: CE-marked packets received on this QP
+ * @cnp_sent: CNPs sent by this QP
+ *
+ * Reaction point and pacer, under the QP's @sq_lock (the send side):
+ * @rp_timer: wakes the paced requester when it may send again
+ * @rp: DCQCN state (cc_rp.h)
+ * @params: the device's DCQCN settings in the units of cc_rp.c
+ * @gen: vrnic_dev.cfg_gen that @params were computed from
+ * @next_tx: earliest time the next paced packet may leave, ns
+ * @cnp_handled: CNPs from the peer applied to @rp
+ * @pfc_paused: the requester last stopped for a PFC/PAUSE frame
+ *
+ * Both timers are armed only under their lock with the transport not
+ * stopped, and vrnic_cc_stop() cancels them after it is (the lifetime
+ * rule of transport.h).
+ */
+struct vrnic_qp_cc {
+	struct hrtimer np_timer;
+	u64 np_last;
+	bool np_sent;
+	bool np_pending;
+	u64 ecn_marked;
+	u64 cnp_sent;
+
+	struct hrtimer rp_timer;
+	struct vrnic_rp rp;
+	struct vrnic_rp_params params;
+	u32 gen;
+	u64 next_tx;
+	u64 cnp_handled;
+	bool pfc_paused;
+};
+
+/* A CNP: BTH, 16 reserved bytes, ICRC (IBTA annex A17.9.2). */
+#define VRNIC_CNP_RSVD_BYTES	16
+#define VRNIC_CNP_BYTES		(12 + VRNIC_CNP_RSVD_BYTES + 4)
+/* BTH byte 4 (resv8a in IBA) of a CNP: the BECN bit. */
+#define VRNIC_BTH_BECN		0x40
+
+/* Is the QP's DCQCN limiter engaged (a CNP since its last release)? */
+#define vrnic_cc_limited(qp)	((qp)->xport.cc.rp.active)
+
+void vrnic_cc_init(struct vrnic_qp *qp);
+void vrnic_cc_reset(struct vrnic_qp *qp);
+void vrnic_cc_stop(struct vrnic_qp *qp);
+
+void vrnic_tx_qos(struct vrnic_dev *vdev, const struct vrnic_av *av,
+		  u8 opcode, u8 *dsfield, u32 *prio);
+void vrnic_np_mark(struct vrnic_qp *qp, struct sk_buff *skb, u8 dsfield,
+		   u32 mask);
+void vrnic_rp_cnp_rcv(struct vrnic_qp *qp);
+bool vrnic_cc_tx_ok(struct vrnic_qp *qp);
+bool vrnic_cc_pfc_holding(struct vrnic_qp *qp);
+void vrnic_cc_sent(struct vrnic_qp *qp, u32 bytes);
+void vrnic_cc_link_changed(struct vrnic_dev *vdev);
+void vrnic_cc_qp_values(struct vrnic_qp *qp, u64 *val);
+int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
+#endif /* VRNIC_CC_H */
