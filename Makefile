@@ -6,6 +6,7 @@
 #   make check-debug  VM selftests + full stress on a KASAN/lockdep/kmemleak
 #                     kernel built from linux-source-6.1 (first run: long build)
 #   make demo         boot a VM and show vrnic working
+#   make cc-demo      DCQCN on a CE-marked flow: trace, oracle replay, plot
 #   make bench        perftest, vrnic vs rdma_rxe in one VM boot (ratios)
 #   make lint         checkpatch --strict + sparse on kmod, clang-format on C++
 #   make dkms-install add/build/install the module with DKMS
@@ -36,9 +37,10 @@ DEB_PKGS := build-essential make cmake g++ pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	sparse fio nvme-cli iproute2 util-linux procps jq \
 	dpkg-dev debhelper dh-dkms lintian devscripts systemd udev \
-	ucx-utils libucx0 libfabric-bin libfabric1 openmpi-bin libopenmpi-dev qperf python3
+	ucx-utils libucx0 libfabric-bin libfabric1 openmpi-bin libopenmpi-dev qperf python3 \
+	python3-matplotlib
 
-.PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo bench lint dkms-install \
+.PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo cc-demo bench lint dkms-install \
 	dkms-build dkms-stage install clean ksrc deb deb-test
 
 all: kmod cpp selftests
@@ -118,6 +120,13 @@ check-debug: deps
 demo: deps
 	$(MAKE) all
 	selftests/vm/vm.sh demo
+
+# One flow whose every packet is marked CE: the kernel's DCQCN trace, its
+# exact replay by ../shared/cc/dcqcn_oracle.py, and a rate-versus-time
+# plot (tests/cc_replay.sh/rate.png in the run's results).
+cc-demo: deps
+	$(MAKE) all
+	selftests/vm/vm.sh check cc_replay.sh
 
 bench: deps
 	$(MAKE) all

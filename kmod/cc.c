@@ -223,6 +223,19 @@ static void vrnic_rp_emit(void *ctx, const struct vrnic_rp_trace *tr)
 	 &(struct vrnic_rp_tracer){ .emit = vrnic_rp_emit, .ctx = (qp) } : \
 	 NULL)
 
+/* Trace the parameters @qp's RP now runs with (vrnic_cc_params). */
+static void vrnic_cc_trace_params(struct vrnic_qp *qp,
+				  const struct vrnic_dcqcn *d, u32 link_mbps)
+{
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+
+	if (trace_vrnic_cc_params_enabled())
+		trace_vrnic_cc_params(dev_name(&qp->ibqp.device->dev),
+				      qp->ibqp.qp_num, cc->rp.now, d,
+				      link_mbps ?: VRNIC_DCQCN_RATE_MAX,
+				      &cc->params);
+}
+
 /*
  * Bring @cc->params up to date with the device's DCQCN settings and link
  * speed; the running rate is clamped into the new bounds
@@ -232,14 +245,16 @@ static void vrnic_cc_refresh(struct vrnic_qp *qp)
 {
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
-	u32 gen = atomic_read(&vdev->cfg_gen);
+	u32 gen = atomic_read(&vdev->cfg_gen), mbps;
+	const struct vrnic_dcqcn *d;
 
 	if (likely(gen == cc->gen))
 		return;
+	mbps = READ_ONCE(vdev->link_mbps);
 	rcu_read_lock();
-	vrnic_rp_params_from_dcqcn(&cc->params,
-				   &rcu_dereference(vdev->cfg)->dcqcn,
-				   READ_ONCE(vdev->link_mbps));
+	d = &rcu_dereference(vdev->cfg)->dcqcn;
+	vrnic_rp_params_from_dcqcn(&cc->params, d, mbps);
+	vrnic_cc_trace_params(qp, d, mbps);
 	rcu_read_unlock();
 	cc->gen = gen;
 	vrnic_rp_params_changed(&cc->rp, &cc->params, vrnic_rp_tracer(qp));
@@ -261,9 +276,12 @@ void vrnic_rp_cnp_rcv(struct vrnic_qp *qp)
 
 	spin_lock_bh(&xp->sq_lock);
 	if (!xp->stopped) {
+		u64 now = max(ktime_get_ns(), cc->rp.now);
+
 		vrnic_cc_refresh(qp);
-		vrnic_rp_cnp(&cc->rp, &cc->params, ktime_get_ns(),
-			     vrnic_rp_tracer(qp));
+		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
+				     qp->ibqp.qp_num, now, true, 0);
+		vrnic_rp_cnp(&cc->rp, &cc->params, now, vrnic_rp_tracer(qp));
 		cc->cnp_handled++;
 		handled = true;
 	}
@@ -387,8 +405,12 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp)
 void vrnic_cc_sent(struct vrnic_qp *qp, u32 bytes)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
-	u64 now = ktime_get_ns();
+	u64 now = max(ktime_get_ns(), cc->rp.now);
 
+	/* Only what can change the state: the byte counter runs. */
+	if (cc->rp.active && cc->rp.inc_armed && cc->params.byte_reset)
+		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
+				     qp->ibqp.qp_num, now, false, bytes);
 	vrnic_rp_sent(&cc->rp, &cc->params, now, bytes, vrnic_rp_tracer(qp));
 	if (cc->rp.active)
 		cc->next_tx = max(cc->next_tx, now) +
@@ -470,13 +492,16 @@ static void vrnic_cc_fresh(struct vrnic_qp *qp)
 	cc->np_sent = false;
 	cc->np_pending = false;
 	cc->next_tx = 0;
+	u32 mbps = READ_ONCE(vdev->link_mbps);
+	const struct vrnic_dcqcn *d;
+
 	cc->gen = atomic_read(&vdev->cfg_gen);
 	rcu_read_lock();
-	vrnic_rp_params_from_dcqcn(&cc->params,
-				   &rcu_dereference(vdev->cfg)->dcqcn,
-				   READ_ONCE(vdev->link_mbps));
-	rcu_read_unlock();
+	d = &rcu_dereference(vdev->cfg)->dcqcn;
+	vrnic_rp_params_from_dcqcn(&cc->params, d, mbps);
 	vrnic_rp_init(&cc->rp, &cc->params);
+	vrnic_cc_trace_params(qp, d, mbps);
+	rcu_read_unlock();
 }
 
 /* A new QP (vrnic_xport_init()). */

@@ -19,6 +19,7 @@
 #include <linux/tracepoint.h>
 
 #include "cc_rp.h"
+#include "config.h"
 
 TRACE_EVENT(vrnic_cc_rate,
 	    TP_PROTO(const char *dev, u32 qpn, const struct vrnic_rp_trace *tr),
@@ -47,6 +48,92 @@ TRACE_EVENT(vrnic_cc_rate,
 		      vrnic_rp_event_names[__entry->event] : "?",
 		      __entry->rc, __entry->rt, __entry->alpha, __entry->ts,
 		      __entry->bs)
+);
+
+/*
+ * vrnic:vrnic_cc_input - an input of a QP's reaction point: a CNP, or
+ * NBYTES sent while the byte counter runs, at the time the RP used (after
+ * its monotonic clamp).  With vrnic_cc_params and vrnic_cc_rate it makes
+ * the oracle's replay format (selftests/lib/cc_trace.py).
+ */
+TRACE_EVENT(vrnic_cc_input,
+	    TP_PROTO(const char *dev, u32 qpn, u64 t, bool cnp, u32 nbytes),
+	    TP_ARGS(dev, qpn, t, cnp, nbytes),
+	    TP_STRUCT__entry(__string(dev, dev)
+			     __field(u32, qpn)
+			     __field(u64, t)
+			     __field(bool, cnp)
+			     __field(u32, nbytes)),
+	    TP_fast_assign(__assign_str(dev, dev);
+			   __entry->qpn = qpn;
+			   __entry->t = t;
+			   __entry->cnp = cnp;
+			   __entry->nbytes = nbytes;),
+	    TP_printk("dev=%s qpn=%u t=%llu input=%s bytes=%u",
+		      __get_str(dev), __entry->qpn, __entry->t,
+		      __entry->cnp ? "cnp" : "sent", __entry->nbytes)
+);
+
+/*
+ * vrnic:vrnic_cc_params - the DCQCN settings a QP's reaction point starts
+ * from (QP creation, RESET) or changes to, in netlink units, with the
+ * speed it takes for Max when rpg_max_rate is 0.
+ */
+TRACE_EVENT(vrnic_cc_params,
+	    TP_PROTO(const char *dev, u32 qpn, u64 t,
+		     const struct vrnic_dcqcn *d, u32 line_mbps,
+		     const struct vrnic_rp_params *p),
+	    TP_ARGS(dev, qpn, t, d, line_mbps, p),
+	    TP_STRUCT__entry(__string(dev, dev)
+			     __field(u32, qpn)
+			     __field(u64, t)
+			     __field(u32, line_mbps)
+			     __field(u32, time_reset)
+			     __field(u32, byte_reset)
+			     __field(u32, threshold)
+			     __field(u32, max_rate)
+			     __field(u32, ai_rate)
+			     __field(u32, hai_rate)
+			     __field(u32, gd)
+			     __field(u32, min_dec_fac)
+			     __field(u32, min_rate)
+			     __field(u32, first_rate)
+			     __field(u32, g)
+			     __field(u32, rtt)
+			     __field(u32, monitor)
+			     __field(u32, alpha)
+			     __field(bool, clamp)
+			     __field(bool, clamp_after)),
+	    TP_fast_assign(__assign_str(dev, dev);
+			   __entry->qpn = qpn;
+			   __entry->t = t;
+			   __entry->line_mbps = line_mbps;
+			   __entry->time_reset = d->rpg_time_reset;
+			   __entry->byte_reset = d->rpg_byte_reset;
+			   __entry->threshold = d->rpg_threshold;
+			   __entry->max_rate = d->rpg_max_rate;
+			   __entry->ai_rate = d->rpg_ai_rate;
+			   __entry->hai_rate = d->rpg_hai_rate;
+			   __entry->gd = d->rpg_gd;
+			   __entry->min_dec_fac = d->rpg_min_dec_fac;
+			   __entry->min_rate = d->rpg_min_rate;
+			   __entry->first_rate = d->rate_to_set_on_first_cnp;
+			   __entry->g = d->dce_tcp_g;
+			   __entry->rtt = d->dce_tcp_rtt;
+			   __entry->monitor = d->rate_reduce_monitor_period;
+			   __entry->alpha = d->initial_alpha_value;
+			   __entry->clamp = p->clamp_tgt_rate;
+			   __entry->clamp_after =
+				p->clamp_tgt_rate_after_time_inc;),
+	    TP_printk("dev=%s qpn=%u t=%llu line_mbps=%u rpg_time_reset=%u rpg_byte_reset=%u rpg_threshold=%u rpg_max_rate=%u rpg_ai_rate=%u rpg_hai_rate=%u rpg_gd=%u rpg_min_dec_fac=%u rpg_min_rate=%u rate_to_set_on_first_cnp=%u dce_tcp_g=%u dce_tcp_rtt=%u rate_reduce_monitor_period=%u initial_alpha_value=%u clamp_tgt_rate=%d clamp_tgt_rate_after_time_inc=%d",
+		      __get_str(dev), __entry->qpn, __entry->t,
+		      __entry->line_mbps, __entry->time_reset,
+		      __entry->byte_reset, __entry->threshold,
+		      __entry->max_rate, __entry->ai_rate, __entry->hai_rate,
+		      __entry->gd, __entry->min_dec_fac, __entry->min_rate,
+		      __entry->first_rate, __entry->g, __entry->rtt,
+		      __entry->monitor, __entry->alpha, __entry->clamp,
+		      __entry->clamp_after)
 );
 
 #endif /* VRNIC_TRACE_H */
