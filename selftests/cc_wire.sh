@@ -590,14 +590,14 @@ inj() {
 # A transfer long enough for four injections (each starts a Python, slow
 # under TCG).
 PORT=$((PORT + 1))
-ip netns exec "$NS_B" timeout -k 5 "$TMO" ib_write_bw -d vrnic1 -p $PORT -x "$GB" -F -s 4096 -D 60 \
+ip netns exec "$NS_B" timeout -k 5 "$TMO" ib_write_bw -d vrnic1 -p $PORT -x "$GB" -F -s 4096 -D 30 \
 	>"$LOG/inj.srv" 2>&1 &
 ispid=$!
 wait_for 60 tcp_listening "$NS_B" $PORT
-ip netns exec "$NS_A" timeout -k 5 "$TMO" ib_write_bw -d vrnic0 -p $PORT -x "$GA" -F -s 4096 -D 60 "$B" \
+ip netns exec "$NS_A" timeout -k 5 "$TMO" ib_write_bw -d vrnic0 -p $PORT -x "$GA" -F -s 4096 -D 30 "$B" \
 	>"$LOG/inj.cli" 2>&1 &
 icpid=$!
-if run_stage "$P: an RC QP of vrnic0 in RTS (ib_write_bw -D 60 running)" wait_for 60 has_rc_qp; then
+if run_stage "$P: an RC QP of vrnic0 in RTS (ib_write_bw -D 30 running)" wait_for 60 has_rc_qp; then
 	qpn=$(rc_qpn)
 	ktap_comment "vrnic0 QP $qpn"
 	inj "$qpn"

@@ -208,7 +208,9 @@ main() {
 	shift
 	case $mode in
 	check)
-		timeout_s=${VRNIC_VM_TIMEOUT:-1500}
+		# The whole suite takes about 28 min on an idle 2-core TCG
+		# host; per-file timeouts catch hangs long before this.
+		timeout_s=${VRNIC_VM_TIMEOUT:-2700}
 		;;
 	demo)
 		timeout_s=${VRNIC_VM_TIMEOUT:-900}
