@@ -79,9 +79,8 @@ void vrnic_rp_params_from_dcqcn(struct vrnic_rp_params *p,
 	p->gd = d->rpg_gd;
 	p->min_dec_fac = min_t(u32, d->rpg_min_dec_fac, 100);
 	p->initial_alpha = min_t(u32, d->initial_alpha_value, VRNIC_DCQCN_ONE);
-	p->clamp_tgt_rate = VRNIC_RP_DEF_CLAMP_TGT_RATE;
-	p->clamp_tgt_rate_after_time_inc =
-		VRNIC_RP_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC;
+	p->clamp_tgt_rate = d->clamp_tgt_rate;
+	p->clamp_tgt_rate_after_time_inc = d->clamp_tgt_rate_after_time_inc;
 }
 
 /**
@@ -166,10 +165,12 @@ static void rp_decrease(struct vrnic_rp *rp, const struct vrnic_rp_params *p,
 	    (p->clamp_tgt_rate_after_time_inc && rp->ts > 0))
 		rp->rt = rp->rc;
 	/*
-	 * Rc * alpha / 2^(31 + gd), floored, in two exact steps: the generic
-	 * mul_u64_u32_shr() handles shifts up to 32 only.
+	 * Rc * alpha_10bit / 2^gd = Rc * alpha / 2^(21 + gd) for the Q31
+	 * alpha, floored, in two exact steps: the generic mul_u64_u32_shr()
+	 * handles shifts up to 32 only.  Rc < 2^40 keeps the first step
+	 * below 2^51.
 	 */
-	cut = mul_u64_u32_shr(rp->rc, rp->alpha, 31);
+	cut = mul_u64_u32_shr(rp->rc, rp->alpha, 21);
 	cut = p->gd < 64 ? cut >> p->gd : 0;
 	keep = div_u64(rp->rc * p->min_dec_fac, 100);
 	cut = min(cut, rp->rc - keep);

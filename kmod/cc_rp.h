@@ -36,14 +36,6 @@ struct vrnic_dcqcn;
 /* 1.0 in the Q31 fixed point of alpha: 2^31. */
 #define VRNIC_RP_ALPHA_ONE		0x80000000U
 
-/*
- * The two clamp flags of ConnectX (clamp_tgt_rate,
- * clamp_tgt_rate_after_time_inc) are not in the netlink API yet; until
- * they are, every QP uses the ConnectX defaults.
- */
-#define VRNIC_RP_DEF_CLAMP_TGT_RATE		false
-#define VRNIC_RP_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC	true
-
 /**
  * struct vrnic_rp_params - RP parameters in the units the code uses
  * @max_rate: Max, bit/s: rpg_max_rate, or the link speed; > 0
@@ -58,7 +50,8 @@ struct vrnic_dcqcn;
  * @byte_reset: byte counter B, bytes, 0 = off
  * @threshold: fast-recovery steps F
  * @g: dce_tcp_g, weight of the new sample in 1/1024, <= 1024
- * @gd: rpg_gd: a cut is at most Rc * alpha / 2^@gd
+ * @gd: rpg_gd in ConnectX's encoding: a cut is at most
+ *	Rc * alpha / 2^(@gd - 10) (alpha real, 11 = alpha / 2)
  * @min_dec_fac: rpg_min_dec_fac, percent of Rc one cut leaves, <= 100
  * @initial_alpha: initial_alpha_value, 1/1024, <= 1024
  * @clamp_tgt_rate: a cut always sets Rt = Rc first

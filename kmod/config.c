@@ -115,6 +115,9 @@ static void vrnic_dcqcn_init(struct vrnic_dcqcn *d)
 	d->min_time_between_cnps = VRNIC_DEF_MIN_TIME_BETWEEN_CNPS;
 	d->cnp_dscp = VRNIC_DEF_CNP_DSCP;
 	d->cnp_802p_prio = VRNIC_DEF_CNP_802P_PRIO;
+	d->clamp_tgt_rate = VRNIC_DEF_CLAMP_TGT_RATE;
+	d->clamp_tgt_rate_after_time_inc =
+		VRNIC_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC;
 }
 
 /**

@@ -73,7 +73,8 @@ struct vrnic_qos {
  * @rpg_max_rate: rate ceiling, Mb/s (0 = line rate)
  * @rpg_ai_rate: additive increase R_AI, Mb/s
  * @rpg_hai_rate: hyper increase R_HAI, Mb/s
- * @rpg_gd: log2 of the alpha divisor of a rate decrease
+ * @rpg_gd: log2 of the divisor of a rate decrease, ConnectX encoding
+ *	(over the 10-bit alpha: 11 = alpha / 2)
  * @rpg_min_dec_fac: smallest factor left by one decrease, percent
  * @rpg_min_rate: rate floor, Mb/s
  * @rate_to_set_on_first_cnp: rate after the first CNP, Mb/s (0 = normal)
@@ -84,6 +85,9 @@ struct vrnic_qos {
  * @min_time_between_cnps: CNP interval N per QP, microseconds
  * @cnp_dscp: DSCP of CNPs
  * @cnp_802p_prio: 802.1p priority of CNPs
+ * @clamp_tgt_rate: a decrease always sets the target rate first
+ * @clamp_tgt_rate_after_time_inc: a decrease sets the target rate if the
+ *	increase timer fired since the previous decrease
  */
 struct vrnic_dcqcn {
 	u32 rpg_time_reset;
@@ -103,6 +107,8 @@ struct vrnic_dcqcn {
 	u32 min_time_between_cnps;
 	u8 cnp_dscp;
 	u8 cnp_802p_prio;
+	u8 clamp_tgt_rate;
+	u8 clamp_tgt_rate_after_time_inc;
 };
 
 /* Defaults of struct vrnic_qos. */
@@ -118,17 +124,19 @@ struct vrnic_dcqcn {
 #define VRNIC_DEF_RPG_MAX_RATE			0
 #define VRNIC_DEF_RPG_AI_RATE			40
 #define VRNIC_DEF_RPG_HAI_RATE			400
-#define VRNIC_DEF_RPG_GD			1
+#define VRNIC_DEF_RPG_GD			11
 #define VRNIC_DEF_RPG_MIN_DEC_FAC		50
 #define VRNIC_DEF_RPG_MIN_RATE			1
 #define VRNIC_DEF_RATE_TO_SET_ON_FIRST_CNP	0
 #define VRNIC_DEF_DCE_TCP_G			(VRNIC_DCQCN_ONE / 256)
 #define VRNIC_DEF_DCE_TCP_RTT			55
 #define VRNIC_DEF_RATE_REDUCE_MONITOR_PERIOD	50
-#define VRNIC_DEF_INITIAL_ALPHA_VALUE		VRNIC_DCQCN_ONE
+#define VRNIC_DEF_INITIAL_ALPHA_VALUE		VRNIC_DCQCN_ALPHA_MAX
 #define VRNIC_DEF_MIN_TIME_BETWEEN_CNPS		50
 #define VRNIC_DEF_CNP_DSCP			48
 #define VRNIC_DEF_CNP_802P_PRIO			6
+#define VRNIC_DEF_CLAMP_TGT_RATE		0
+#define VRNIC_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC	1
 
 /**
  * struct vrnic_config - the RCU-published configuration of one device

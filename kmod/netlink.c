@@ -266,7 +266,7 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate),
 	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate),
-	[VRNIC_DCQCN_ATTR_RPG_GD] = NLA_POLICY_MAX(NLA_U32, 15),
+	[VRNIC_DCQCN_ATTR_RPG_GD] = NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_GD_MAX),
 	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
 	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
@@ -279,12 +279,15 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time),
 	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
-		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_ONE),
+		NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_ALPHA_MAX),
 	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time0),
 	[VRNIC_DCQCN_ATTR_CNP_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
 	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
 		NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
+	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE] = NLA_POLICY_MAX(NLA_U8, 1),
+	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC] =
+		NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct vrnic_attr_desc vrnic_dcqcn_attrs[VRNIC_DCQCN_ATTR_MAX + 1] = {
@@ -305,12 +308,15 @@ static const struct vrnic_attr_desc vrnic_dcqcn_attrs[VRNIC_DCQCN_ATTR_MAX + 1] 
 	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
 		VRNIC_TIME_DESC(rate_reduce_monitor_period),
 	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
-		VRNIC_DESC(initial_alpha_value, "0", "1024"),
+		VRNIC_DESC(initial_alpha_value, "0", "1023"),
 	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
 		VRNIC_DESC(min_time_between_cnps, "0", "131071"),
 	[VRNIC_DCQCN_ATTR_CNP_DSCP] = VRNIC_DESC(cnp_dscp, "0", "63"),
 	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
 		VRNIC_DESC(cnp_802p_prio, "0", "7"),
+	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE] = VRNIC_DESC(clamp_tgt_rate, "0", "1"),
+	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC] =
+		VRNIC_DESC(clamp_tgt_rate_after_time_inc, "0", "1"),
 };
 
 static const struct vrnic_nest_desc vrnic_dcqcn_desc = {
@@ -825,7 +831,10 @@ static int vrnic_dcqcn_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
 	    nla_put_u32(skb, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
 			d->min_time_between_cnps) ||
 	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CNP_DSCP, d->cnp_dscp) ||
-	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, d->cnp_802p_prio))
+	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, d->cnp_802p_prio) ||
+	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE, d->clamp_tgt_rate) ||
+	    nla_put_u8(skb, VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC,
+		       d->clamp_tgt_rate_after_time_inc))
 		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1378,6 +1387,9 @@ static void vrnic_dcqcn_apply(struct vrnic_dcqcn *d, struct nlattr **tb)
 		      VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS);
 	vrnic_get_u8(&d->cnp_dscp, tb, VRNIC_DCQCN_ATTR_CNP_DSCP);
 	vrnic_get_u8(&d->cnp_802p_prio, tb, VRNIC_DCQCN_ATTR_CNP_802P_PRIO);
+	vrnic_get_u8(&d->clamp_tgt_rate, tb, VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE);
+	vrnic_get_u8(&d->clamp_tgt_rate_after_time_inc, tb,
+		     VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC);
 }
 
 /* Point at whichever of two attributes the request carries. */

@@ -640,17 +640,21 @@ TEST_F(vrnic, dcqcn_defaults_are_the_papers)
 	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MAX_RATE));
 	EXPECT_EQ(40, nested_val(d, VRNIC_DCQCN_ATTR_RPG_AI_RATE));
 	EXPECT_EQ(400, nested_val(d, VRNIC_DCQCN_ATTR_RPG_HAI_RATE));
-	EXPECT_EQ(1, nested_val(d, VRNIC_DCQCN_ATTR_RPG_GD));
+	/* ConnectX's encoding of the paper's alpha / 2 */
+	EXPECT_EQ(11, nested_val(d, VRNIC_DCQCN_ATTR_RPG_GD));
 	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC));
 	EXPECT_EQ(1, nested_val(d, VRNIC_DCQCN_ATTR_RPG_MIN_RATE));
 	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP));
 	EXPECT_EQ(4, nested_val(d, VRNIC_DCQCN_ATTR_DCE_TCP_G));
 	EXPECT_EQ(55, nested_val(d, VRNIC_DCQCN_ATTR_DCE_TCP_RTT));
 	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD));
-	EXPECT_EQ(1024, nested_val(d, VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE));
+	EXPECT_EQ(1023, nested_val(d, VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE));
 	EXPECT_EQ(50, nested_val(d, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS));
 	EXPECT_EQ(48, nested_val(d, VRNIC_DCQCN_ATTR_CNP_DSCP));
 	EXPECT_EQ(6, nested_val(d, VRNIC_DCQCN_ATTR_CNP_802P_PRIO));
+	EXPECT_EQ(0, nested_val(d, VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE));
+	EXPECT_EQ(1, nested_val(d,
+				VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC));
 }
 
 TEST_F(vrnic, dcqcn_set_round_trips)
@@ -1374,12 +1378,15 @@ DCQ(dce_tcp_g_max, DCE_TCP_G, 1025, U32, "dce_tcp_g above 1024");
 DCQ(dce_tcp_rtt, DCE_TCP_RTT, 0, U32, "dce_tcp_rtt below 1");
 DCQ(rate_reduce_monitor_period, RATE_REDUCE_MONITOR_PERIOD, 0, U32,
     "rate_reduce_monitor_period below 1");
-DCQ(initial_alpha_value, INITIAL_ALPHA_VALUE, 1025, U32,
-    "initial_alpha_value above 1024");
+DCQ(initial_alpha_value, INITIAL_ALPHA_VALUE, 1024, U32,
+    "initial_alpha_value above 1023");
 DCQ(min_time_between_cnps, MIN_TIME_BETWEEN_CNPS, 131072, U32,
     "min_time_between_cnps above 131071");
 DCQ(cnp_dscp, CNP_DSCP, 64, U8, "cnp_dscp above 63");
 DCQ(cnp_802p_prio, CNP_802P_PRIO, 8, U8, "cnp_802p_prio above 7");
+DCQ(clamp_tgt_rate, CLAMP_TGT_RATE, 2, U8, "clamp_tgt_rate above 1");
+DCQ(clamp_tgt_rate_after_time_inc, CLAMP_TGT_RATE_AFTER_TIME_INC, 2, U8,
+    "clamp_tgt_rate_after_time_inc above 1");
 /* Rules between attributes, against the current values (hai 400). */
 DCQ_ERR(ai_above_hai, RPG_AI_RATE, 500, U32, -EINVAL,
 	"rpg_ai_rate above rpg_hai_rate");

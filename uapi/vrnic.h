@@ -246,6 +246,10 @@ enum vrnic_tc_map_attr {
 #define VRNIC_DCQCN_TIME_MAX		131071
 /* Fixed-point unit of dce_tcp_g and initial_alpha_value: 1024 == 1.0. */
 #define VRNIC_DCQCN_ONE			1024
+/* Largest initial_alpha_value: ConnectX holds alpha in 10 bits. */
+#define VRNIC_DCQCN_ALPHA_MAX		(VRNIC_DCQCN_ONE - 1)
+/* Largest rpg_gd (a 4-bit field in ConnectX). */
+#define VRNIC_DCQCN_GD_MAX		15
 
 /**
  * enum vrnic_dcqcn_attr - DCQCN parameters (nest VRNIC_ATTR_DCQCN)
@@ -269,9 +273,10 @@ enum vrnic_tc_map_attr {
  *	1..1000000.  Default 40
  * @VRNIC_DCQCN_ATTR_RPG_HAI_RATE: hyper-increase step R_HAI in Mb/s,
  *	1..1000000, not below RPG_AI_RATE.  Default 400
- * @VRNIC_DCQCN_ATTR_RPG_GD: rate decrease divisor as log2: on a CNP the
- *	rate becomes rate * (1 - alpha / 2^RPG_GD), 0..15.  Default 1 (the
- *	paper's alpha / 2)
+ * @VRNIC_DCQCN_ATTR_RPG_GD: rate decrease divisor as log2, in ConnectX's
+ *	encoding: alpha counts in 1/1024 units (10 bits), and a decrease
+ *	takes rate * alpha_10bit / 2^RPG_GD off the rate, 0..15.  Default 11
+ *	(the paper's rate * (1 - alpha / 2)); 10 takes rate * alpha
  * @VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC: smallest factor a single decrease may
  *	leave, in percent of the current rate, 1..100.  Default 50
  * @VRNIC_DCQCN_ATTR_RPG_MIN_RATE: RP rate floor in Mb/s, 0..1000000, not
@@ -286,12 +291,21 @@ enum vrnic_tc_map_attr {
  * @VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD: minimum time between two
  *	rate decreases of one flow in microseconds, 1..131071.  Default 50
  * @VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE: alpha of a new flow in units of
- *	1/1024, 0..1024.  Default 1024 (alpha = 1)
+ *	1/1024, 0..VRNIC_DCQCN_ALPHA_MAX (ConnectX's 10-bit field).
+ *	Default 1023 (alpha just below 1)
  * @VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS: NP: minimum interval N between
  *	CNPs to one QP in microseconds, 0..131071.  Default 50
  * @VRNIC_DCQCN_ATTR_CNP_DSCP: u8, NP: DSCP of CNPs, 0..63.  Default 48
  * @VRNIC_DCQCN_ATTR_CNP_802P_PRIO: u8, NP: 802.1p priority of CNPs, 0..7.
  *	Default 6
+ * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE: u8, RP, 0..1: every rate decrease
+ *	first sets the target rate to the current rate (the paper's
+ *	behaviour).  Default 0
+ * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC: u8, RP, 0..1: a rate
+ *	decrease sets the target rate to the current rate when the increase
+ *	timer has fired since the previous decrease (with CLAMP_TGT_RATE 0,
+ *	the target is kept otherwise unless the byte counter fired).
+ *	Default 1
  */
 enum vrnic_dcqcn_attr {
 	VRNIC_DCQCN_ATTR_UNSPEC,
@@ -312,6 +326,8 @@ enum vrnic_dcqcn_attr {
 	VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
 	VRNIC_DCQCN_ATTR_CNP_DSCP,
 	VRNIC_DCQCN_ATTR_CNP_802P_PRIO,
+	VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE,
+	VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC,
 
 	__VRNIC_DCQCN_ATTR_MAX,
 	VRNIC_DCQCN_ATTR_MAX = __VRNIC_DCQCN_ATTR_MAX - 1

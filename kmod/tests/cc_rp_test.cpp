@@ -117,8 +117,11 @@ std::string format(const vrnic_rp_trace& e) {
     return o.str();
 }
 
-// The oracle's "params" line: vrnic's netlink names, plus line_mbps and the
-// two clamp flags that are not in the netlink API yet.
+// The oracle's "params" line: vrnic's netlink names plus line_mbps.  The
+// oracle's rpg_gd is the paper's shift of the real alpha (1 = alpha / 2);
+// vrnic's is ConnectX's shift of the 10-bit alpha (11 = alpha / 2).
+constexpr uint32_t kOracleGdToConnectX = 10;
+
 ::testing::AssertionResult parse_params(const std::string& line, vrnic_rp_params* p) {
     vrnic_dcqcn d{};
     std::map<std::string, uint32_t*> field = {
@@ -138,8 +141,7 @@ std::string format(const vrnic_rp_trace& e) {
         {"initial_alpha_value", &d.initial_alpha_value},
         {"min_time_between_cnps", &d.min_time_between_cnps},
     };
-    uint32_t link = 0, clamp = VRNIC_RP_DEF_CLAMP_TGT_RATE,
-             clamp_ati = VRNIC_RP_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC;
+    uint32_t link = 0, clamp = 0, clamp_ati = 1;
     std::istringstream in(line);
     std::string w;
     in >> w >> w; // time, "params"
@@ -149,7 +151,7 @@ std::string format(const vrnic_rp_trace& e) {
     d.rpg_threshold = 5;
     d.rpg_ai_rate = 40;
     d.rpg_hai_rate = 400;
-    d.rpg_gd = 1;
+    d.rpg_gd = 1 + kOracleGdToConnectX;
     d.rpg_min_dec_fac = 50;
     d.dce_tcp_g = 4;
     d.dce_tcp_rtt = 55;
@@ -164,6 +166,8 @@ std::string format(const vrnic_rp_trace& e) {
         uint32_t v = static_cast<uint32_t>(std::stoul(w.substr(eq + 1)));
         if (k == "line_mbps")
             link = v;
+        else if (k == "rpg_gd")
+            d.rpg_gd = v + kOracleGdToConnectX;
         else if (k == "clamp_tgt_rate")
             clamp = v;
         else if (k == "clamp_tgt_rate_after_time_inc")
@@ -173,9 +177,9 @@ std::string format(const vrnic_rp_trace& e) {
         else
             return ::testing::AssertionFailure() << "oracle parameter unknown to the test: " << k;
     }
+    d.clamp_tgt_rate = clamp != 0;
+    d.clamp_tgt_rate_after_time_inc = clamp_ati != 0;
     vrnic_rp_params_from_dcqcn(p, &d, link);
-    p->clamp_tgt_rate = clamp != 0;
-    p->clamp_tgt_rate_after_time_inc = clamp_ati != 0;
     return ::testing::AssertionSuccess();
 }
 
@@ -272,6 +276,8 @@ vrnic_dcqcn default_dcqcn() {
     d.rate_reduce_monitor_period = VRNIC_DEF_RATE_REDUCE_MONITOR_PERIOD;
     d.initial_alpha_value = VRNIC_DEF_INITIAL_ALPHA_VALUE;
     d.min_time_between_cnps = VRNIC_DEF_MIN_TIME_BETWEEN_CNPS;
+    d.clamp_tgt_rate = VRNIC_DEF_CLAMP_TGT_RATE;
+    d.clamp_tgt_rate_after_time_inc = VRNIC_DEF_CLAMP_TGT_RATE_AFTER_TIME_INC;
     return d;
 }
 
@@ -298,7 +304,8 @@ TEST(CcRpParams, UnitsAndClamps) {
     EXPECT_EQ(p.alpha_period, 55 * kUs);
     EXPECT_EQ(p.dec_period, 50 * kUs);
     EXPECT_EQ(p.g, 4u);
-    EXPECT_EQ(p.initial_alpha, 1024u);
+    EXPECT_EQ(p.initial_alpha, 1023u);
+    EXPECT_EQ(p.gd, 11u);
     EXPECT_EQ(p.first_rate, 0u);
     EXPECT_FALSE(p.clamp_tgt_rate);
     EXPECT_TRUE(p.clamp_tgt_rate_after_time_inc);
@@ -321,9 +328,17 @@ TEST(CcRpParams, UnitsAndClamps) {
 
 // One RP under the DCQCN settings d (the defaults unless a test changes
 // them before start()), with a recorder of its trace.
+// The defaults, with alpha starting at exactly 1.0 (the model allows 1024;
+// netlink stops at ConnectX's 1023) so that the expected rates are round.
+vrnic_dcqcn property_dcqcn() {
+    vrnic_dcqcn d = default_dcqcn();
+    d.initial_alpha_value = VRNIC_DCQCN_ONE;
+    return d;
+}
+
 class CcRpProperty : public ::testing::Test {
 protected:
-    vrnic_dcqcn d = default_dcqcn();
+    vrnic_dcqcn d = property_dcqcn();
     vrnic_rp_params p{};
     vrnic_rp rp{};
     Recorder rec;
@@ -502,6 +517,8 @@ TEST(CcRpRandom, RandomInputsKeepInvariants) {
         d.dce_tcp_rtt = pick({1, 55, 5000});
         d.rate_reduce_monitor_period = pick({1, 4, 50, 2500});
         d.initial_alpha_value = pick({0, 1, 1023, 1024});
+        d.clamp_tgt_rate = static_cast<uint8_t>(pick({0, 1}));
+        d.clamp_tgt_rate_after_time_inc = static_cast<uint8_t>(pick({0, 1}));
         uint32_t link = pick({0, 10000, 100000});
         vrnic_rp_params p{};
         vrnic_rp_params_from_dcqcn(&p, &d, link);

@@ -297,7 +297,7 @@ const std::vector<Param<Dcqcn>>& dcqcn_params() {
         {"rpg_max_rate", VRNIC_DCQCN_ATTR_RPG_MAX_RATE, &Dcqcn::rpg_max_rate, 0, rate},
         {"rpg_ai_rate", VRNIC_DCQCN_ATTR_RPG_AI_RATE, &Dcqcn::rpg_ai_rate, 1, rate},
         {"rpg_hai_rate", VRNIC_DCQCN_ATTR_RPG_HAI_RATE, &Dcqcn::rpg_hai_rate, 1, rate},
-        {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd, 0, 15},
+        {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd, 0, VRNIC_DCQCN_GD_MAX},
         {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac, 1, 100},
         {"rpg_min_rate", VRNIC_DCQCN_ATTR_RPG_MIN_RATE, &Dcqcn::rpg_min_rate, 0, rate},
         {"rate_to_set_on_first_cnp", VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP,
@@ -307,12 +307,15 @@ const std::vector<Param<Dcqcn>>& dcqcn_params() {
         {"rate_reduce_monitor_period", VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD,
          &Dcqcn::rate_reduce_monitor_period, 1, t},
         {"initial_alpha_value", VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE, &Dcqcn::initial_alpha_value,
-         0, VRNIC_DCQCN_ONE},
+         0, VRNIC_DCQCN_ALPHA_MAX},
         {"min_time_between_cnps", VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
          &Dcqcn::min_time_between_cnps, 0, t},
         {"cnp_dscp", VRNIC_DCQCN_ATTR_CNP_DSCP, &Dcqcn::cnp_dscp, 0, VRNIC_NUM_DSCP - 1},
         {"cnp_802p_prio", VRNIC_DCQCN_ATTR_CNP_802P_PRIO, &Dcqcn::cnp_802p_prio, 0,
          VRNIC_NUM_PRIO - 1},
+        {"clamp_tgt_rate", VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE, &Dcqcn::clamp_tgt_rate, 0, 1},
+        {"clamp_tgt_rate_after_time_inc", VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC,
+         &Dcqcn::clamp_tgt_rate_after_time_inc, 0, 1},
     };
     return ps;
 }

@@ -65,12 +65,16 @@ TEST(Vrnic, DcqcnSetRoundTripIncludesU8Params) {
     d.rpg_ai_rate = 40;
     d.cnp_dscp = 48;
     d.cnp_802p_prio = 6;
+    d.clamp_tgt_rate = 1;
+    d.clamp_tgt_rate_after_time_inc = 0;
     Message m = build_dcqcn_set(kFamily, "vrnic0", d);
     ASSERT_TRUE(m.status());
     auto back = parse_dcqcn(m.header());
     ASSERT_TRUE(back) << back.error().message();
     EXPECT_TRUE(*back == d);
     EXPECT_EQ(back->cnp_dscp, 48);
+    EXPECT_EQ(back->clamp_tgt_rate, 1);
+    EXPECT_EQ(back->clamp_tgt_rate_after_time_inc, 0);
 }
 
 TEST(Vrnic, QosSetRoundTripWithMaps) {

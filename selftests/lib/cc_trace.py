@@ -28,6 +28,22 @@ PARAM_KEYS = ("line_mbps", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
               "clamp_tgt_rate_after_time_inc")
 
 
+# vrnic's rpg_gd is ConnectX's shift of the 10-bit alpha (11 = alpha / 2);
+# the oracle's is the paper's shift of the real alpha (1 = alpha / 2).
+ORACLE_GD_OFFSET = 10
+
+
+def oracle_params(f):
+    """The oracle's "params" words for a vrnic_cc_params event, or None if
+    the oracle cannot express them (rpg_gd below 10)."""
+    p = {k: f[k] for k in PARAM_KEYS}
+    gd = int(p["rpg_gd"]) - ORACLE_GD_OFFSET
+    if gd < 0:
+        return None
+    p["rpg_gd"] = str(gd)
+    return " ".join("%s=%s" % (k, p[k]) for k in PARAM_KEYS)
+
+
 def events(path):
     """(kind, fields) of every vrnic CC event in the trace, in order."""
     with open(path) as f:
@@ -45,9 +61,12 @@ def split(path):
         qp = qps.get(key)
         if kind == "vrnic_cc_params":
             if qp is None:
-                qps[key] = {"lines": ["0 params " + " ".join(
-                    "%s=%s" % (k, f[k]) for k in PARAM_KEYS)],
-                    "end": 0, "note": None, "closed": False}
+                words = oracle_params(f)
+                qps[key] = {"lines": ["0 params " + (words or "")],
+                            "end": 0, "note": None, "closed": words is None}
+                if words is None:
+                    qps[key]["note"] = ("rpg_gd %s has no equivalent in the oracle"
+                                        % f["rpg_gd"])
             elif not qp["closed"]:
                 qp["closed"] = True
                 qp["note"] = "parameters changed at %s: replayed up to there" % f["t"]

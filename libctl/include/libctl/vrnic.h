@@ -34,7 +34,7 @@ struct Dcqcn {
         rpg_ai_rate, rpg_hai_rate, rpg_gd, rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp,
         dce_tcp_g, dce_tcp_rtt, rate_reduce_monitor_period, initial_alpha_value,
         min_time_between_cnps;
-    std::optional<uint8_t> cnp_dscp, cnp_802p_prio;
+    std::optional<uint8_t> cnp_dscp, cnp_802p_prio, clamp_tgt_rate, clamp_tgt_rate_after_time_inc;
     bool operator==(const Dcqcn&) const;
 };
 
