@@ -6,7 +6,10 @@
         ICRC vectors made with selftests/lib/roce_pkt.h, decoder round trips.
     roce_wire.py capture IFNAME OUT.pcap READYFILE
         AF_PACKET capture of UDP 4791 (IPv4 and IPv6) on IFNAME, both
-        directions, kernel timestamps, into a nanosecond pcap file.  Creates
+        directions, kernel timestamps, into a nanosecond pcap file; an
+        802.1Q tag the kernel holds out of band (VLAN offload, as on a
+        veth under a VLAN netdev) is put back into the frame, as libpcap
+        does.  Creates
         READYFILE once the socket is bound; stops on SIGTERM/SIGINT after
         draining the socket; writes OUT.pcap.stats (packets, drops).
     roce_wire.py check PREFIX FILE.pcap RULE...
@@ -23,9 +26,10 @@ ack, cnp, any), src=, dst= (addresses), ce=1 (CE-marked only):
     summary                       print the capture by flow/class/DSCP/ECN
     lossless                      the capture dropped nothing
     icrc                          every packet's ICRC verifies
-    pkt SEL.. dscp=N ecn=N [min=K]
+    pkt SEL.. dscp=N ecn=N [pcp=N] [min=K]
                                   at least K (1) packets match, all with
-                                  that DSCP and ECN
+                                  that DSCP and ECN (and 802.1Q PCP: an
+                                  untagged frame has none and fails)
     count SEL.. eq=K|le=K|ge=K [label=WORD]
                                   number of matching packets (K may name
                                   a counter: label)
@@ -68,7 +72,10 @@ import zlib
 ROCE_PORT = 4791
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
+PACKET_AUXDATA = 8
 PACKET_STATISTICS = 6
+TP_STATUS_VLAN_VALID = 1 << 4
+TP_STATUS_VLAN_TPID_VALID = 1 << 6
 SO_ATTACH_FILTER = 26
 SO_TIMESTAMPNS = 35
 SO_RCVBUFFORCE = 33
@@ -261,6 +268,16 @@ def bpf_udp4791():
     return b"".join(struct.pack("HBBI", *i) for i in prog), len(prog)
 
 
+def with_vlan_tag(frame, aux):
+    """@frame with the 802.1Q tag of its tpacket_auxdata @aux put back in."""
+    status, _len, _snap, _mac, _net, tci, tpid = struct.unpack_from("IIIHHHH", aux)
+    if not status & TP_STATUS_VLAN_VALID and tci == 0:
+        return frame
+    if not status & TP_STATUS_VLAN_TPID_VALID:
+        tpid = 0x8100
+    return frame[:12] + struct.pack("!HH", tpid, tci) + frame[12:]
+
+
 STOP = False
 
 
@@ -283,6 +300,7 @@ def capture(ifname, out, ready):
     except OSError:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
     s.bind((ifname, ETH_P_ALL))
     with open(ready, "w") as fh:
         fh.write("%d\n" % os.getpid())
@@ -292,7 +310,7 @@ def capture(ifname, out, ready):
         if not STOP:
             select.select([s], [], [], 0.2)
         try:
-            data, anc, _flags, _addr = s.recvmsg(65536, 64)
+            data, anc, _flags, _addr = s.recvmsg(65536, 256)
         except BlockingIOError:
             if STOP:
                 break
@@ -303,6 +321,8 @@ def capture(ifname, out, ready):
         for lvl, typ, d in anc:
             if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS and len(d) >= 16:
                 ts = struct.unpack("qq", d[:16])
+            elif lvl == SOL_PACKET and typ == PACKET_AUXDATA and len(d) >= 20:
+                data = with_vlan_tag(data, d)
         if not ts or ts == (0, 0):
             nots += 1
             t = time.time()
@@ -395,14 +415,18 @@ class Check:
 
     def r_summary(self, kv):
         flows = {}
+        tagged = any(p.pcp is not None for p in self.pkts)
         for p in self.pkts:
             k = (p.src, p.dst, p.cls, p.dscp, ECN_NAMES[p.ecn])
+            if tagged:
+                k += ("untagged" if p.pcp is None else "pcp %d" % p.pcp,)
             flows[k] = flows.get(k, 0) + 1
         print("# capture %s: %d packets%s" % (
             os.path.basename(self.path), len(self.all),
             ", capture stats %s" % json.dumps(self.stats) if self.stats else ""))
         for k in sorted(flows):
-            print("#   %s > %s %-5s dscp %2d %-7s x%d" % (k + (flows[k],)))
+            print("#   %s > %s %-5s dscp %2d %-7s%s x%d" % (
+                k[:5] + (" " + k[5] if tagged else "", flows[k])))
         for p in self.bad[:5]:
             print("#   undecodable frame at %.6f: %s" % (p.ts, p.err))
 
@@ -423,18 +447,23 @@ class Check:
     def r_pkt(self, kv):
         ps = self.select(kv)
         want = {}
-        for k in ("dscp", "ecn", "ttl"):
+        for k in ("dscp", "ecn", "ttl", "pcp"):
             if k in kv:
                 want[k] = int(kv[k], 0)
         nmin = int(kv.get("min", "1"))
         wrong = [p for p in ps if any(getattr(p, k) != v for k, v in want.items())]
         desc = " ".join("%s %s" % (k.upper(), ECN_NAMES[v] if k == "ecn" else v)
                         for k, v in want.items())
-        seen = sorted({(p.dscp, p.ecn) for p in ps})
+        if "pcp" in want:
+            seen = sorted({(p.dscp, p.ecn, -1 if p.pcp is None else p.pcp) for p in ps})
+            seen_what = "(dscp, ecn, pcp; -1: untagged)"
+        else:
+            seen = sorted({(p.dscp, p.ecn) for p in ps})
+            seen_what = "(dscp, ecn)"
         self.result(len(ps) >= nmin and not wrong,
                     "%s: %s" % (self.what(kv), desc),
                     "%d matching packets (want >= %d), %d with other values; seen "
-                    "(dscp, ecn) %s" % (len(ps), nmin, len(wrong), seen),
+                    "%s %s" % (len(ps), nmin, len(wrong), seen_what, seen),
                     [p.brief() for p in wrong[:3]])
 
     def r_count(self, kv):
@@ -740,6 +769,14 @@ def selftest():
     tos[1] = 0x6B
     p = Pkt(0.0, eth + bytes(tos))
     chk(p.dscp == 26 and p.ecn == 3 and p.icrc_ok, "decoder: DSCP/ECN split, CE keeps the ICRC")
+    aux = struct.pack("IIIHHHH", TP_STATUS_VLAN_VALID | TP_STATUS_VLAN_TPID_VALID, 0, 0, 0, 0,
+                      (5 << 13) | 100, 0x8100)
+    p = Pkt(0.0, with_vlan_tag(eth + bytes(tos), aux))
+    chk(p.err is None and p.pcp == 5 and p.dscp == 26 and p.icrc_ok,
+        "decoder: an out-of-band 802.1Q tag put back, PCP 5")
+    aux = struct.pack("IIIHHHH", 0, 0, 0, 0, 0, 0, 0)
+    chk(Pkt(0.0, with_vlan_tag(eth + bytes(tos), aux)).pcp is None,
+        "decoder: no tag in the auxdata, frame unchanged")
     # IPv6: masking of traffic class, flow label, hop limit.
     ib = cnp_ib(0x11)
     ulen = 8 + len(ib) + 4

@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# VRNIC_TIMEOUT=300
+#
+# cc_vlan: vrnic bound to a VLAN netdev sends its priority as the 802.1Q
+# PCP (vrnic_tx_qos() sets skb->priority, the VLAN's egress-qos-map turns
+# it into the PCP; docs/cc.md "VLAN and PCP").
+#
+# Two namespaces joined by a veth; on each end a VLAN device (id 100,
+# identity egress-qos-map) carrying an IPv4 address, vrnic0 on A's VLAN
+# device, vrnic1 on B's.  lib/roce_wire.py captures on veth_b, under the
+# VLAN, both directions; the tag the kernel keeps out of band there is put
+# back into the frame, so the PCP is what a switch would see.  Checked:
+#
+#  - vrnic0 has a RoCE v2 GID for its VLAN's IPv4 address.  Today it
+#    has not: ib_core adds an address's GID only to a RoCE device bound
+#    to the real device of the address's netdev (roce_gid_mgmt.c,
+#    is_eth_port_of_netdev_filter), and a VLAN netdev is not its own real
+#    device, so only the default GID (link-local, from the MAC) exists.
+#    The traffic below therefore runs between the default GIDs (IPv6
+#    link-local), which leave through the VLAN device all the same;
+#  - trust dscp, dscp2prio 26:4 (not the default map's 3), SL 2 (ignored
+#    under trust dscp), ib_write_bw --tclass 104 on both sides: requests
+#    and ACKs carry DSCP 26 and PCP 4;
+#  - trust pcp, SL 0, traffic class 0: requests and ACKs DSCP 0, PCP 0;
+#    with CE set on A's requests (tc pedit on A's VLAN device, where the
+#    packet is still plain IP) and vrnic1's cnp_802p_prio 5, the CNPs B
+#    sends carry DSCP 48 (cnp_dscp), ECT(0) and PCP 5.
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+ktap_header
+ktap_require_vm
+ktap_require_cmd ip tc rdma rdmactl python3 ib_write_bw ss
+
+LIB=$(cd "$(dirname "$0")/lib" && pwd)
+WIRE=("python3" "$LIB/roce_wire.py")
+LOG=$(mktemp -d /tmp/cc_vlan.XXXXXX)
+defer rm -rf "$LOG"
+VID=100
+VL_A=$IF_A.$VID
+VL_B=$IF_B.$VID
+V4_A=10.112.0.1
+V4_B=10.112.0.2
+QOS_MAP=(0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7)
+PORT=18760
+WB="-F -s 4096 -n 40"		# perftest: 4 packets a message
+
+# vlan_up NS REAL VLAN ADDR: VLAN $VID on REAL with the identity egress
+# map, IPv4 ADDR, no IPv6 DAD (the link-local address carries traffic).
+vlan_up() {
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.default.accept_dad=0 &&
+	ip -n "$1" link add link "$2" name "$3" type vlan id "$VID" \
+		egress-qos-map "${QOS_MAP[@]}" &&
+	ip -n "$1" addr add "$4/24" dev "$3" &&
+	ip -n "$1" link set "$3" up
+}
+
+vlans_up() {
+	vlan_up "$NS_A" "$IF_A" "$VL_A" "$V4_A" && vlan_up "$NS_B" "$IF_B" "$VL_B" "$V4_B" &&
+		ip -n "$NS_A" -d link show "$VL_A"
+}
+
+devs_add() {
+	in_a rdma link add vrnic0 type vrnic netdev "$VL_A" &&
+		in_b rdma link add vrnic1 type vrnic netdev "$VL_B"
+}
+
+# default_gid DEV: print DEV's GID 0 if it is the default GID (RoCE v2,
+# link-local).
+default_gid() {
+	local d=/sys/class/infiniband/$1/ports/1 g t
+
+	read -r g 2>/dev/null <"$d/gids/0"
+	read -r t 2>/dev/null <"$d/gid_attrs/types/0"
+	[[ $g == fe80:* && $t == "RoCE v2" ]] && echo "$g"
+}
+
+qos_both() {
+	in_a rdmactl qos set vrnic0 "$@" && in_b rdmactl qos set vrnic1 "$@"
+}
+
+# traffic "ARGS": ib_write_bw's server on vrnic1 (B), its client on vrnic0
+# (A), both on GID 0 with ARGS; both must exit 0.
+traffic() {
+	local spid rc=0 src=0
+
+	PORT=$((PORT + 1))
+	# shellcheck disable=SC2086 # an argument list
+	in_b timeout -k 5 120 ib_write_bw -d vrnic1 -p "$PORT" -x 0 $1 >"$LOG/server" 2>&1 &
+	spid=$!
+	if ! wait_for 60 tcp_listening "$NS_B" "$PORT"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		cat "$LOG/server"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	in_a timeout -k 5 120 ib_write_bw -d vrnic0 -p "$PORT" -x 0 $1 "$V4_B" || rc=$?
+	wait "$spid" || src=$?
+	[[ $rc -eq 0 && $src -eq 0 ]] && return 0
+	echo "client exit $rc, server exit $src; server output:"
+	cat "$LOG/server"
+	return 1
+}
+
+# cap_start NAME: start capturing on veth_b into $LOG/NAME.pcap (Python
+# takes seconds to start in the guest: start it early); cap_ready: wait
+# until its socket is bound (it then writes the ready file).  $! is the
+# capture itself (ip netns exec execs it).
+CAP_PID=
+CAP_NAME=
+cap_start() {
+	CAP_NAME=$1
+	rm -f "$LOG/$1.ready"
+	ip netns exec "$NS_B" "${WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$LOG/$1.ready" \
+		>"$LOG/$1.caplog" 2>&1 &
+	CAP_PID=$!
+}
+
+cap_ready() {
+	wait_for 60 test -s "$LOG/$CAP_NAME.ready" || {
+		cat "$LOG/$CAP_NAME.caplog"
+		return 1
+	}
+}
+
+cap_stop() {
+	[[ -n $CAP_PID ]] || return 0
+	kill -TERM "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID"
+	CAP_PID=
+}
+
+cap_kill() {
+	[[ -z $CAP_PID ]] || kill -KILL "$CAP_PID" 2>/dev/null
+}
+defer cap_kill
+
+# wire_check NAME RULE...: judge $LOG/NAME.pcap, one result per rule
+# (roce_wire.py check prints "ok"/"not ok" lines and comments).
+wire_check() {
+	local name=$1 line rest n=0 want=0 r
+	shift
+
+	for r in "$@"; do
+		[[ $r == summary* ]] || want=$((want + 1))
+	done
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			n=$((n + 1))
+			ktap_ok "${line#ok }"
+			;;
+		"not ok "*)
+			n=$((n + 1))
+			rest=${line#not ok }
+			ktap_fail "${rest%% # *}" "${rest#* # }"
+			;;
+		"#"*) echo "$line" ;;
+		*) echo "#   $line" ;;
+		esac
+	done < <("${WIRE[@]}" check "$name" "$LOG/$name.pcap" "$@" 2>&1)
+	[[ $n -eq $want ]] || ktap_fail "$name: wire checks ran" "$n of $want verdicts"
+}
+
+# ---- setup ----
+
+veth_setup || ktap_bail "cannot build the two hosts"
+cap_start trust_dscp
+run_stage "VLAN $VID with egress-qos-map ${QOS_MAP[*]} on both veth ends" vlans_up ||
+	ktap_bail "no VLAN devices"
+run_stage "vrnic0 on $VL_A, vrnic1 on $VL_B" devs_add || ktap_bail "no devices"
+defer in_a rdma link delete vrnic0
+defer in_b rdma link delete vrnic1
+
+# ib_core adds the GIDs of the addresses that exist when a device
+# registers before "rdma link add" returns.
+expect_output "vrnic0 has a RoCE v2 GID for $V4_A, the address of $VL_A" \
+	"RoCE v2 +${VL_A//./\\.} +${V4_A//./\\.} *\$" rdmactl gid show vrnic0 ||
+	ktap_comment "ib_core's is_eth_port_of_netdev_filter() adds no address GID to a RoCE device bound to a VLAN netdev"
+if ! { GA=$(default_gid vrnic0) && GB=$(default_gid vrnic1); }; then
+	ktap_bail "GID 0 is not a link-local RoCE v2 GID"
+fi
+ktap_comment "traffic between the default GIDs (index 0): vrnic0 $GA, vrnic1 $GB"
+# The reaction point's cuts would only stretch the CNP phase.
+run_stage "vrnic0 rpg_min_rate 1000 Mb/s" in_a rdmactl dcqcn set vrnic0 rpg_min_rate 1000
+
+# ---- trust dscp: PCP = dscp2prio[DSCP], for requests and ACKs ----
+
+P=trust_dscp
+run_stage "$P: qos set trust dscp dscp2prio 26:4 on both" qos_both trust dscp dscp2prio 26:4
+run_stage "$P: capture on $IF_B" cap_ready
+run_stage "$P: ib_write_bw --tclass 104 (DSCP 26) --sl 2" traffic "$WB --tclass=104 --sl=2"
+cap_stop
+cap_start trust_pcp_cnp
+# Requests only go from A to B, ACKs and CNPs from B to A.
+wire_check $P summary lossless icrc "pkt sel=req dscp=26 pcp=4" "pkt sel=ack dscp=26 pcp=4"
+
+# ---- trust pcp, SL 0: PCP 0; CNPs: PCP cnp_802p_prio ----
+
+P=trust_pcp_cnp
+run_stage "$P: qos set trust pcp on both" qos_both trust pcp
+run_stage "$P: vrnic1 cnp_802p_prio 5" in_b rdmactl dcqcn set vrnic1 cnp_802p_prio 5
+run_stage "$P: clsact on $VL_A" in_a tc qdisc add dev "$VL_A" clsact
+run_stage "$P: CE set on A's RoCE packets at $VL_A egress" \
+	in_a tc filter add dev "$VL_A" egress pref 10 protocol ipv6 \
+	u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff \
+	action pedit ex munge ip6 traffic_class set 0x03 retain 0x03
+run_stage "$P: capture on $IF_B" cap_ready
+run_stage "$P: ib_write_bw, SL 0, traffic class 0" traffic "$WB"
+cap_stop
+wire_check $P summary lossless icrc "pkt sel=req dscp=0 ecn=3 pcp=0" "pkt sel=ack dscp=0 pcp=0" \
+	"pkt sel=cnp dscp=48 ecn=2 pcp=5"
+
+ktap_finish
