@@ -239,7 +239,7 @@ static void vrnic_cc_trace_params(struct vrnic_qp *qp,
 /*
  * Bring @cc->params up to date with the device's DCQCN settings and link
  * speed; the running rate is clamped into the new bounds
- * (vrnic_rp_params_changed()).  @sq_lock held.
+ * (vrnic_rp_params_changed()).  @cc_lock held.
  */
 static void vrnic_cc_refresh(struct vrnic_qp *qp)
 {
@@ -256,7 +256,7 @@ static void vrnic_cc_refresh(struct vrnic_qp *qp)
 	vrnic_rp_params_from_dcqcn(&cc->params, d, mbps);
 	vrnic_cc_trace_params(qp, d, mbps);
 	rcu_read_unlock();
-	cc->gen = gen;
+	WRITE_ONCE(cc->gen, gen);
 	vrnic_rp_params_changed(&cc->rp, &cc->params, vrnic_rp_tracer(qp));
 }
 
@@ -264,8 +264,8 @@ static void vrnic_cc_refresh(struct vrnic_qp *qp)
  * vrnic_rp_cnp_rcv - a CNP from the peer of @qp, validated by recv.c
  * @qp: the QP whose packets were marked (the caller holds a reference)
  *
- * Softirq; takes @sq_lock.  The rate cut applies to the next packet the
- * requester sends.
+ * Softirq; takes @sq_lock (for @stopped) and @cc_lock.  The rate cut
+ * applies to the next packet either of the QP's senders sends.
  */
 void vrnic_rp_cnp_rcv(struct vrnic_qp *qp)
 {
@@ -276,13 +276,16 @@ void vrnic_rp_cnp_rcv(struct vrnic_qp *qp)
 
 	spin_lock_bh(&xp->sq_lock);
 	if (!xp->stopped) {
-		u64 now = max(ktime_get_ns(), cc->rp.now);
+		u64 now;
 
+		spin_lock(&cc->cc_lock);
+		now = max(ktime_get_ns(), cc->rp.now);
 		vrnic_cc_refresh(qp);
 		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
 				     qp->ibqp.qp_num, now, true, 0);
 		vrnic_rp_cnp(&cc->rp, &cc->params, now, vrnic_rp_tracer(qp));
 		cc->cnp_handled++;
+		spin_unlock(&cc->cc_lock);
 		handled = true;
 	}
 	spin_unlock_bh(&xp->sq_lock);
@@ -294,10 +297,39 @@ static enum hrtimer_restart vrnic_rp_timer(struct hrtimer *t)
 {
 	struct vrnic_qp_cc *cc = container_of(t, struct vrnic_qp_cc, rp_timer);
 	struct vrnic_qp_xport *xp = container_of(cc, struct vrnic_qp_xport, cc);
+	struct vrnic_qp *qp = container_of(xp, struct vrnic_qp, xport);
+	bool req, resp;
 
-	/* The pacer's wait is over: run the requester from its work item. */
-	vrnic_req_schedule(container_of(xp, struct vrnic_qp, xport));
+	spin_lock(&cc->cc_lock);
+	req = cc->req_waiting;
+	resp = cc->resp_waiting;
+	cc->req_waiting = false;
+	cc->resp_waiting = false;
+	spin_unlock(&cc->cc_lock);
+	/* The pacer's wait is over: run the waiting senders' work items. */
+	if (req)
+		vrnic_req_schedule(qp);
+	if (resp)
+		vrnic_resp_schedule(qp);
 	return HRTIMER_NORESTART;
+}
+
+/* Have @rp_timer wake @who at @when at the latest.  @cc_lock held. */
+static void vrnic_cc_wait(struct vrnic_qp_cc *cc, enum vrnic_cc_sender who,
+			  u64 when)
+{
+	if (who == VRNIC_CC_REQUESTER)
+		cc->req_waiting = true;
+	else
+		cc->resp_waiting = true;
+	/*
+	 * Not hrtimer_active(): a callback running now has already taken
+	 * its waiters, so a timer that is not queued must be started.
+	 */
+	if (!hrtimer_is_queued(&cc->rp_timer) ||
+	    ktime_to_ns(hrtimer_get_expires(&cc->rp_timer)) > when)
+		hrtimer_start(&cc->rp_timer, ns_to_ktime(when),
+			      HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -332,25 +364,62 @@ static u64 vrnic_cc_slack(struct vrnic_qp *qp)
  */
 #define VRNIC_PFC_POLL_NS	(200 * NSEC_PER_USEC)
 
-static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp)
+/*
+ * The priority the QP's packets leave with (vrnic_tx_qos()), cached per QP
+ * until the device's configuration (@gen) or the QP's address vector
+ * changes.  @cc_lock held; the QP's av is stable under the transport lock
+ * the caller holds (transport.h).
+ */
+static u8 vrnic_cc_prio(struct vrnic_qp *qp, u32 gen)
+{
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+	u8 dscp, prio;
+
+	if (unlikely(!cc->prio_valid || gen != cc->prio_gen)) {
+		rcu_read_lock();
+		prio = vrnic_cfg_tx_prio(rcu_dereference(vdev->cfg), &qp->av,
+					 &dscp);
+		rcu_read_unlock();
+		WRITE_ONCE(cc->prio, prio);
+		WRITE_ONCE(cc->prio_gen, gen);
+		WRITE_ONCE(cc->prio_valid, true);
+	}
+	return cc->prio;
+}
+
+/**
+ * vrnic_cc_path_changed - the QP's address vector changed
+ * @qp: the QP; both transport locks held (transport.h)
+ */
+void vrnic_cc_path_changed(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+
+	spin_lock(&cc->cc_lock);
+	WRITE_ONCE(cc->prio_valid, false);
+	spin_unlock(&cc->cc_lock);
+}
+
+/*
+ * Is the QP's priority paused by PFC or PAUSE now?  If so, @who waits for
+ * @rp_timer.  @cc_lock held.
+ */
+static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp, u32 gen,
+				enum vrnic_cc_sender who)
 {
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
 	u64 until, now;
-	u8 dscp, prio;
+	bool paused;
 
-	rcu_read_lock();
-	prio = vrnic_cfg_tx_prio(rcu_dereference(vdev->cfg), &qp->av, &dscp);
-	rcu_read_unlock();
-	until = vrnic_pfc_paused_until(vdev, prio);
+	until = vrnic_pfc_paused_until(vdev, vrnic_cc_prio(qp, gen));
 	now = until ? ktime_get_ns() : 0;
-	cc->pfc_paused = until > now;
-	if (likely(!cc->pfc_paused))
+	paused = until > now;
+	WRITE_ONCE(cc->pfc_paused, paused);
+	if (likely(!paused))
 		return false;
-	if (!hrtimer_active(&cc->rp_timer))
-		hrtimer_start(&cc->rp_timer,
-			      ns_to_ktime(min(until, now + VRNIC_PFC_POLL_NS)),
-			      HRTIMER_MODE_ABS_SOFT);
+	vrnic_cc_wait(cc, who, min(until, now + VRNIC_PFC_POLL_NS));
 	return true;
 }
 
@@ -360,24 +429,27 @@ static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp)
  */
 bool vrnic_cc_pfc_holding(struct vrnic_qp *qp)
 {
-	return qp->xport.cc.pfc_paused && vrnic_cc_pfc_paused(qp);
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+	bool held;
+
+	if (!READ_ONCE(cc->pfc_paused))
+		return false;
+	spin_lock(&cc->cc_lock);
+	held = vrnic_cc_pfc_paused(qp, atomic_read(&vdev->cfg_gen),
+				   VRNIC_CC_REQUESTER);
+	spin_unlock(&cc->cc_lock);
+	return held;
 }
 
-/**
- * vrnic_cc_tx_ok - may the requester send a packet now?
- * @qp: an RC or UC QP; @sq_lock held, transport not stopped
- *
- * True when the QP's priority is not paused by PFC and the QP is not
- * rate limited (no CNP since the limiter was last released) or its
- * schedule allows a packet; otherwise arms the pacer's timer, which runs
- * the requester again when it may send.
- */
-bool vrnic_cc_tx_ok(struct vrnic_qp *qp)
+/* The slow path of vrnic_cc_tx_ok(): @cc_lock held. */
+static bool vrnic_cc_tx_ok_locked(struct vrnic_qp *qp, u32 gen,
+				  enum vrnic_cc_sender who)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
 	u64 now, slack;
 
-	if (unlikely(vrnic_cc_pfc_paused(qp)))
+	if (unlikely(vrnic_cc_pfc_paused(qp, gen, who)))
 		return false;
 	vrnic_cc_refresh(qp);
 	if (likely(!cc->rp.active))
@@ -390,23 +462,63 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp)
 	slack = vrnic_cc_slack(qp);
 	if (cc->next_tx <= now + slack)
 		return true;
-	if (!hrtimer_active(&cc->rp_timer))
-		hrtimer_start(&cc->rp_timer,
-			      ns_to_ktime(cc->next_tx - slack),
-			      HRTIMER_MODE_ABS_SOFT);
+	vrnic_cc_wait(cc, who, cc->next_tx - slack);
 	return false;
 }
 
 /**
- * vrnic_cc_sent - account a packet the requester sent
- * @qp: an RC or UC QP; @sq_lock held
- * @bytes: its length on the wire from the IP header on
+ * vrnic_cc_tx_ok - may one of the QP's senders send a packet now?
+ * @qp: an RC or UC QP, transport not stopped
+ * @who: the requester (@sq_lock held) or the responder (@rq_lock held)
+ *
+ * True when the QP's priority is not paused by PFC and the QP is not
+ * rate limited (no CNP since the limiter was last released) or its
+ * schedule allows a packet; otherwise arms the pacer's timer, which runs
+ * @who again when it may send.
  */
-void vrnic_cc_sent(struct vrnic_qp *qp, u32 bytes)
+bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
+{
+	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+	u32 gen = atomic_read(&vdev->cfg_gen);
+	u64 until;
+	bool ok;
+
+	/* Fast path: nothing changed, not limited, not paused, no lock. */
+	if (likely(READ_ONCE(cc->gen) == gen &&
+		   READ_ONCE(cc->prio_gen) == gen && READ_ONCE(cc->prio_valid) &&
+		   !READ_ONCE(cc->rp.active) && !READ_ONCE(cc->pfc_paused))) {
+		until = vrnic_pfc_paused_until(vdev, READ_ONCE(cc->prio));
+		if (likely(!until || until <= ktime_get_ns()))
+			return true;
+	}
+	spin_lock(&cc->cc_lock);
+	ok = vrnic_cc_tx_ok_locked(qp, gen, who);
+	spin_unlock(&cc->cc_lock);
+	return ok;
+}
+
+/**
+ * vrnic_cc_sent - account a packet one of the QP's senders sent
+ * @qp: an RC or UC QP; @sq_lock or @rq_lock held
+ * @roce_bytes: its length from the BTH to the ICRC
+ *
+ * DCQCN counts and paces the packet from its IP header on.
+ */
+void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
-	u64 now = max(ktime_get_ns(), cc->rp.now);
+	u32 bytes;
+	u64 now;
 
+	/* A released limiter has nothing to count: no lock, no clock. */
+	if (likely(!READ_ONCE(cc->rp.active)))
+		return;
+	bytes = roce_bytes + sizeof(struct udphdr) +
+		(qp->av.network_type == RDMA_NETWORK_IPV4 ?
+		 sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	spin_lock(&cc->cc_lock);
+	now = max(ktime_get_ns(), cc->rp.now);
 	/* Only what can change the state: the byte counter runs. */
 	if (cc->rp.active && cc->rp.inc_armed && cc->params.byte_reset)
 		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
@@ -416,16 +528,17 @@ void vrnic_cc_sent(struct vrnic_qp *qp, u32 bytes)
 		cc->next_tx = max(cc->next_tx, now) +
 			      div64_u64((u64)bytes * 8 * NSEC_PER_SEC,
 					vrnic_cc_pace_rate(cc));
+	spin_unlock(&cc->cc_lock);
 }
 
 /* ---------------------------------------------------------- observability */
 
-/* A consistent snapshot of the RP state; takes @sq_lock. */
+/* A consistent snapshot of the RP state; takes @cc_lock. */
 static void vrnic_cc_rp_snapshot(struct vrnic_qp *qp, struct vrnic_rp *rp)
 {
-	spin_lock_bh(&qp->xport.sq_lock);
+	spin_lock_bh(&qp->xport.cc.cc_lock);
 	*rp = qp->xport.cc.rp;
-	spin_unlock_bh(&qp->xport.sq_lock);
+	spin_unlock_bh(&qp->xport.cc.cc_lock);
 }
 
 /**
@@ -488,13 +601,18 @@ static void vrnic_cc_fresh(struct vrnic_qp *qp)
 {
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
-
-	cc->np_sent = false;
-	cc->np_pending = false;
-	cc->next_tx = 0;
 	u32 mbps = READ_ONCE(vdev->link_mbps);
 	const struct vrnic_dcqcn *d;
 
+	cc->np_sent = false;
+	cc->np_pending = false;
+
+	spin_lock_bh(&cc->cc_lock);
+	cc->next_tx = 0;
+	cc->req_waiting = false;
+	cc->resp_waiting = false;
+	cc->pfc_paused = false;
+	cc->prio_valid = false;
 	cc->gen = atomic_read(&vdev->cfg_gen);
 	rcu_read_lock();
 	d = &rcu_dereference(vdev->cfg)->dcqcn;
@@ -502,6 +620,7 @@ static void vrnic_cc_fresh(struct vrnic_qp *qp)
 	vrnic_rp_init(&cc->rp, &cc->params);
 	vrnic_cc_trace_params(qp, d, mbps);
 	rcu_read_unlock();
+	spin_unlock_bh(&cc->cc_lock);
 }
 
 /* A new QP (vrnic_xport_init()). */
@@ -509,6 +628,7 @@ void vrnic_cc_init(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
 
+	spin_lock_init(&cc->cc_lock);
 	hrtimer_init(&cc->np_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	cc->np_timer.function = vrnic_np_timer;
 	hrtimer_init(&cc->rp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -525,8 +645,8 @@ void vrnic_cc_reset(struct vrnic_qp *qp)
 /*
  * After the transport was marked stopped (vrnic_xport_stop()): no path
  * arms the timers any more; wait for a running callback.  The pacer's
- * callback queues the requester's work, so this runs before that work
- * is cancelled.
+ * callback queues the requester's and the responder's work, so this runs
+ * before that work is cancelled.
  */
 void vrnic_cc_stop(struct vrnic_qp *qp)
 {

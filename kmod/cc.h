@@ -8,8 +8,9 @@
  *    RC/UC QP is answered with a CNP, at most one per QP per
  *    min_time_between_cnps (vrnic_np_mark()).
  *  - Reaction point (RP): a CNP from the peer cuts the QP's DCQCN rate
- *    (cc_rp.c), and the requester is paced to that rate
- *    (vrnic_cc_tx_ok(), vrnic_cc_sent()).
+ *    (cc_rp.c), and both senders of the QP are paced to that rate: the
+ *    requester (requests, retransmissions) and the responder (READ
+ *    responses) (vrnic_cc_tx_ok(), vrnic_cc_sent()).
  */
 #ifndef VRNIC_CC_H
 #define VRNIC_CC_H
@@ -36,18 +37,34 @@ struct vrnic_qp;
  * @ecn_marked: CE-marked packets received on this QP
  * @cnp_sent: CNPs sent by this QP
  *
- * Reaction point and pacer, under the QP's @sq_lock (the send side):
- * @rp_timer: wakes the paced requester when it may send again
+ * Reaction point and pacer, under @cc_lock.  Both of the QP's senders
+ * are paced to one rate and one schedule: the requester (requests and
+ * retransmissions, under @sq_lock) and the responder (READ responses,
+ * under @rq_lock).  @cc_lock nests inside either of those and takes
+ * nothing itself, so the lock order is @sq_lock, @rq_lock, @cc_lock:
+ * @cc_lock: protects the fields below
+ * @rp_timer: wakes the paced senders when they may send again
  * @rp: DCQCN state (cc_rp.h)
  * @params: the device's DCQCN settings in the units of cc_rp.c
  * @gen: vrnic_dev.cfg_gen that @params were computed from
  * @next_tx: earliest time the next paced packet may leave, ns
  * @cnp_handled: CNPs from the peer applied to @rp
- * @pfc_paused: the requester last stopped for a PFC/PAUSE frame
+ * @pfc_paused: a sender last stopped for a PFC/PAUSE frame
+ * @req_waiting: the requester waits for @rp_timer
+ * @resp_waiting: the responder waits for @rp_timer
+ * @prio: the priority the QP's packets leave with (vrnic_tx_qos())
+ * @prio_gen: vrnic_dev.cfg_gen that @prio was computed from
+ * @prio_valid: @prio is valid (cleared when the address vector changes)
  *
- * Both timers are armed only under their lock with the transport not
- * stopped, and vrnic_cc_stop() cancels them after it is (the lifetime
- * rule of transport.h).
+ * The senders' fast path (vrnic_cc_tx_ok(), vrnic_cc_sent()) reads @gen,
+ * @prio, @pfc_paused and @rp.active without @cc_lock: a value one packet
+ * old only moves a rate cut or a pause by that packet, as if the CNP or
+ * PAUSE frame had arrived a little later.
+ *
+ * Both timers are armed only with the transport not stopped, under
+ * @rq_lock (@np_timer) or under @cc_lock inside @sq_lock or @rq_lock
+ * (@rp_timer), and vrnic_cc_stop() cancels them after it is stopped (the
+ * lifetime rule of transport.h).
  */
 struct vrnic_qp_cc {
 	struct hrtimer np_timer;
@@ -57,6 +74,7 @@ struct vrnic_qp_cc {
 	u64 ecn_marked;
 	u64 cnp_sent;
 
+	spinlock_t cc_lock;	/* the RP and the pacer, see above */
 	struct hrtimer rp_timer;
 	struct vrnic_rp rp;
 	struct vrnic_rp_params params;
@@ -64,6 +82,11 @@ struct vrnic_qp_cc {
 	u64 next_tx;
 	u64 cnp_handled;
 	bool pfc_paused;
+	bool req_waiting;
+	bool resp_waiting;
+	u8 prio;
+	bool prio_valid;
+	u32 prio_gen;
 };
 
 /* A CNP: BTH, 16 reserved bytes, ICRC (IBTA annex A17.9.2). */
@@ -72,21 +95,31 @@ struct vrnic_qp_cc {
 /* BTH byte 4 (resv8a in IBA) of a CNP: the BECN bit. */
 #define VRNIC_BTH_BECN		0x40
 
-/* Is the QP's DCQCN limiter engaged (a CNP since its last release)? */
-#define vrnic_cc_limited(qp)	((qp)->xport.cc.rp.active)
+/*
+ * Is the QP's DCQCN limiter engaged (a CNP since its last release)?  A
+ * hint read without @cc_lock (see struct vrnic_qp_cc).
+ */
+#define vrnic_cc_limited(qp)	READ_ONCE((qp)->xport.cc.rp.active)
+
+/* Which of the QP's senders asks vrnic_cc_tx_ok(). */
+enum vrnic_cc_sender {
+	VRNIC_CC_REQUESTER,	/* under @sq_lock */
+	VRNIC_CC_RESPONDER,	/* READ responses, under @rq_lock */
+};
 
 void vrnic_cc_init(struct vrnic_qp *qp);
 void vrnic_cc_reset(struct vrnic_qp *qp);
 void vrnic_cc_stop(struct vrnic_qp *qp);
+void vrnic_cc_path_changed(struct vrnic_qp *qp);
 
 void vrnic_tx_qos(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		  u8 opcode, u8 *dsfield, u32 *prio);
 void vrnic_np_mark(struct vrnic_qp *qp, struct sk_buff *skb, u8 dsfield,
 		   u32 mask);
 void vrnic_rp_cnp_rcv(struct vrnic_qp *qp);
-bool vrnic_cc_tx_ok(struct vrnic_qp *qp);
+bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who);
 bool vrnic_cc_pfc_holding(struct vrnic_qp *qp);
-void vrnic_cc_sent(struct vrnic_qp *qp, u32 bytes);
+void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes);
 void vrnic_cc_link_changed(struct vrnic_dev *vdev);
 void vrnic_cc_qp_values(struct vrnic_qp *qp, u64 *val);
 int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

@@ -434,13 +434,10 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 				 vrnic_sport(av->flow_label, qp->ibqp.qp_num,
 					     dqpn), skb);
 	} else {
-		/* What the pacer charges: the packet from its IP header on. */
-		u32 wire = skb->len + sizeof(struct udphdr) +
-			   (qp->av.network_type == RDMA_NETWORK_IPV4 ?
-			    sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+		u32 roce_bytes = skb->len;
 
 		err = vrnic_xmit(vdev, &qp->av, &xp->dst_cache, xp->sport, skb);
-		vrnic_cc_sent(qp, wire);
+		vrnic_cc_sent(qp, roce_bytes);
 	}
 
 	/* A packet the stack dropped counts as lost: RC retransmits it. */
@@ -547,7 +544,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			  xp->window)
 			xp->noack_pkts = VRNIC_ACKREQ_EVERY;
 		/* DCQCN: the pacer's timer runs us again when it is time. */
-		if (paced && !vrnic_cc_tx_ok(qp))
+		if (paced && !vrnic_cc_tx_ok(qp, VRNIC_CC_REQUESTER))
 			break;
 		if (xp->send_off == 0) {
 			/* (Re)starting a WQE: its PSNs are fixed. */
@@ -999,6 +996,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 					qp->attr.dest_qp_num);
 		/* No user of the cache can run: dst_cache_reset()'s rule. */
 		dst_cache_reset(&xp->dst_cache);
+		vrnic_cc_path_changed(qp);
 	}
 	if (mask & IB_QP_RQ_PSN) {
 		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;

@@ -10,9 +10,9 @@
  * region deregistered mid-message is never touched again.
  *
  * Runs in the receive softirq under @rq_lock.  A READ whose responses
- * exceed one run's budget continues on the QP's responder work item;
- * requests arriving meanwhile wait in @backlog so execution stays in PSN
- * order.
+ * exceed one run's budget, or that the QP's pacer holds (DCQCN, PFC),
+ * continues on the QP's responder work item; requests arriving meanwhile
+ * wait in @backlog so execution stays in PSN order.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -301,15 +301,24 @@ static u32 vrnic_resp_npkts(u32 len, u32 mtu)
 	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
+/* How far vrnic_resp_read_stream() got. */
+enum vrnic_read_progress {
+	VRNIC_READ_DONE,	/* every response sent, or the READ abandoned */
+	VRNIC_READ_MORE,	/* budget spent or no memory: run the work */
+	VRNIC_READ_PACED,	/* held by DCQCN or PFC: see vrnic_cc_tx_ok() */
+};
+
 /*
- * Send up to @budget responses of the READ in @res.  Return true when
- * the READ is finished (or abandoned).
+ * Send up to @budget responses of the READ in @res.  READ responses are
+ * traffic of the QP's reaction point like its requests (DESIGN.md 1.2):
+ * each waits for the pacer.
  */
-static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
-				   struct vrnic_rdres *res, int budget)
+static enum vrnic_read_progress
+vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
+		       int budget)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	u32 mtu = xp->mtu, n;
+	u32 mtu = xp->mtu, n, roce_bytes;
 	struct vrnic_mr *mr;
 	struct sk_buff *skb;
 	bool first, last;
@@ -317,7 +326,9 @@ static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
 
 	while (res->valid && vrnic_psn_cmp(res->cur_psn, res->last_psn) <= 0) {
 		if (budget-- <= 0)
-			return false;
+			return VRNIC_READ_MORE;
+		if (!vrnic_cc_tx_ok(qp, VRNIC_CC_RESPONDER))
+			return VRNIC_READ_PACED;
 		n = min(res->resid, mtu);
 		first = res->cur_psn == res->start_psn;
 		last = res->cur_psn == res->last_psn;
@@ -333,7 +344,7 @@ static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
 				       VRNIC_AETH_ACK |
 				       VRNIC_AETH_CREDIT_INVALID);
 		if (!skb)
-			return false;	/* retry from the work item */
+			return VRNIC_READ_MORE;	/* retry from the work item */
 		if (n) {
 			mr = vrnic_rkey_get(qp, res->rkey, res->va, n,
 					    IB_ACCESS_REMOTE_READ);
@@ -345,31 +356,39 @@ static bool vrnic_resp_read_stream(struct vrnic_qp *qp,
 						  VRNIC_CNT_ACCESS_ERRORS);
 				vrnic_send_nak(qp, VRNIC_NAK_REM_ACCESS,
 					       res->cur_psn);
-				return true;
+				return VRNIC_READ_DONE;
 			}
 			vrnic_mr_copy(mr, res->va,
 				      skb->data + vrnic_opcode[VRNIC_OP_RC | op].length,
 				      n, VRNIC_FROM_MR);
 			vrnic_mr_put(mr);
 		}
+		roce_bytes = skb->len;
 		vrnic_resp_xmit(qp, skb, n);
+		vrnic_cc_sent(qp, roce_bytes);
 		res->va += n;
 		res->resid -= n;
 		res->cur_psn = vrnic_psn_add(res->cur_psn, 1);
 	}
-	return true;
+	return VRNIC_READ_DONE;
 }
 
-/* Stream @res now, or hand it to the work item if it is long. */
+/*
+ * Stream @res now, or hand it to the work item if it is long; a paced
+ * READ waits for the pacer's timer, which runs the work item.
+ */
 static void vrnic_resp_read_start(struct vrnic_qp *qp, struct vrnic_rdres *res)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
+	enum vrnic_read_progress progress;
 
-	if (vrnic_resp_read_stream(qp, res, VRNIC_RESP_BUDGET))
+	progress = vrnic_resp_read_stream(qp, res, VRNIC_RESP_BUDGET);
+	if (progress == VRNIC_READ_DONE)
 		return;
 	xp->res_cur = res;
 	xp->resp_busy = true;
-	vrnic_resp_schedule(qp);
+	if (progress == VRNIC_READ_MORE)
+		vrnic_resp_schedule(qp);
 }
 
 static struct vrnic_rdres *vrnic_resp_res_alloc(struct vrnic_qp *qp)
@@ -1048,11 +1067,15 @@ void vrnic_resp_work(struct work_struct *work)
 			return;
 		}
 		if (xp->res_cur) {
-			bool done = vrnic_resp_read_stream(qp, xp->res_cur,
-							   VRNIC_RESP_BUDGET);
+			enum vrnic_read_progress progress;
 
+			progress = vrnic_resp_read_stream(qp, xp->res_cur,
+							  VRNIC_RESP_BUDGET);
+			/* The pacer's timer runs us again. */
+			if (progress == VRNIC_READ_PACED)
+				break;
 			budget -= VRNIC_RESP_BUDGET;
-			if (done)
+			if (progress == VRNIC_READ_DONE)
 				xp->res_cur = NULL;
 			/* Let softirqs (our peer's receive path) run. */
 			spin_unlock_bh(&xp->rq_lock);

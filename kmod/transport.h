@@ -100,7 +100,8 @@ struct vrnic_rdres {
  * @rq_lock (BH-safe) everything under "receive side".  The engines hold
  * one of them at a time (a trylock of @sq_lock to kick the requester
  * does not wait).  Only modify_qp and destroy_qp nest them, in the order
- * @sq_lock, @rq_lock, qp->state_lock.
+ * @sq_lock, @rq_lock, qp->state_lock.  The pacer's @cc.cc_lock nests
+ * inside either engine lock and takes no other (cc.h).
  *
  * Path attributes: everything the engines read of modify_qp's results --
  * the fields under "attributes" below, qp->av and qp->attr -- is written
@@ -180,7 +181,7 @@ struct vrnic_qp_xport {
 	struct work_struct resp_work;
 	struct vrnic_qp_stats rq_stats;
 
-	/* ---- congestion control: NP under @rq_lock, RP under @sq_lock ---- */
+	/* ---- congestion control: NP under @rq_lock, RP under cc_lock ---- */
 	struct vrnic_qp_cc cc;
 };
 

@@ -34,6 +34,8 @@
 #    median >= 0.9 N rather than every one); CE on ACKs, or with ECN off,
 #    draws none.  The READ case uses rdma_cm (-R): without it perftest
 #    leaves its server's QP in RTR, which ignores CNPs.
+#  - reaction point: READ responses are paced to the responder QP's
+#    DCQCN rate (rpg_max_rate 20 Mb/s caps a 60 x 64 KiB ib_read_bw).
 #  - counters: the NP's np_cnp_sent equals the CNPs on the wire and the
 #    RP's rp_cnp_handled, rp_cnp_ignored stays 0, np_ecn_marked_roce_packets
 #    is positive and at most the CE-marked packets on the wire.
@@ -551,6 +553,33 @@ expect_num "$P: rp_cnp_handled of vrnic1 = np_cnp_sent of vrnic0" \
 	"$(delta vrnic1 rp_cnp_handled)" eq "$sent"
 expect_num "$P: rp_cnp_ignored of vrnic1 stays 0" "$(delta vrnic1 rp_cnp_ignored)" eq 0
 expect_num "$P: np_ecn_marked_roce_packets of vrnic0 > 0" "$marked" gt 0
+
+# ---- READ responses are paced by the responder's reaction point ----
+
+# B's QP is held between rpg_min_rate 10 and rpg_max_rate 20 Mb/s once its
+# first CNP arrives: no increase for 131 ms (rpg_time_reset at its maximum,
+# no byte counter) while A answers the CE marks on B's READ responses
+# every 50 us.  60 x 64 KiB (31 Mbit) then take at least 1.5 s; unpaced,
+# the guest moves them in a small fraction of that.
+P=read_paced
+run_stage "$P: vrnic1 rate held in [10, 20] Mb/s after a CNP" \
+	in_b rdmactl dcqcn set vrnic1 rpg_max_rate 20 rpg_min_rate 10 \
+	rpg_time_reset 131071 rpg_byte_reset 0
+run_stage "$P: vrnic0 min_time_between_cnps 50" \
+	in_a rdmactl dcqcn set vrnic0 min_time_between_cnps 50
+snap
+run_stage "$P: ib_read_bw -R 60 x 64 KiB through the CE marks" traffic ib_read_bw \
+	"-R -s 65536 -n 60 --wait_destroy=1" "-R -s 65536 -n 60 --wait_destroy=1"
+bw_note
+avg=$(awk '/#bytes/ { getline; print $4; exit }' "$LOG/client" 2>/dev/null)
+expect_num "$P: rp_cnp_handled of vrnic1 > 0" "$(delta vrnic1 rp_cnp_handled)" gt 0
+# perftest's MB/s are 2^20 bytes: 20 Mb/s is 2.4 MB/s; twice that allows
+# for the unpaced start before the first CNP.
+ktap_result "$P: READ bandwidth ${avg:-?} MB/s at most twice rpg_max_rate (4.8 MB/s)" \
+	"$(awk -v a="$avg" 'BEGIN { exit !(a != "" && a + 0 <= 4.8) }' && echo 0 || echo 1)"
+run_stage "$P: vrnic1 back to rpg_max_rate 0 rpg_min_rate 1000" \
+	in_b rdmactl dcqcn set vrnic1 rpg_max_rate 0 rpg_min_rate 1000 \
+	rpg_time_reset 55 rpg_byte_reset 10485760
 
 # ---- hostile CNPs at a live QP ----
 
