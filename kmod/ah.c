@@ -27,6 +27,7 @@ int vrnic_av_from_attr(struct vrnic_av *av, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
+	struct net_device *ndev;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
@@ -53,6 +54,11 @@ int vrnic_av_from_attr(struct vrnic_av *av, const struct rdma_ah_attr *attr)
 	av->dgid = grh->dgid;
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);
 	rdma_gid2ip((struct sockaddr *)&av->daddr, &av->dgid);
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	if (!IS_ERR(ndev))
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/inetdevice.h>
+#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
@@ -20,12 +21,19 @@
 #include "verbs.h"
 #include "opcode.h"
 
-/* The vrnic device bound to @ndev, with a device reference, or NULL. */
+/*
+ * The vrnic device bound to @ndev, or to the real device of the VLAN
+ * device @ndev (whose addresses ib_core gave that device as GIDs), with a
+ * device reference, or NULL.
+ */
 static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev && is_vlan_dev(ndev))
+		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
+						RDMA_DRIVER_RXE);
 	if (!ibdev)
 		return NULL;
 	/* rdma_rxe shares the driver id; our ops carry our module. */

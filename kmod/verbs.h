@@ -90,6 +90,11 @@ void vrnic_verbs_cleanup(struct vrnic_dev *vdev);
  * @dgid: destination GID
  * @saddr: source address as a socket address (port 0)
  * @daddr: destination address as a socket address (port 0)
+ * @ifindex: the netdev of the source GID, which packets leave through:
+ *	the bound netdev, or a VLAN device on it (ib_core gives a device
+ *	bound to a real netdev the GIDs of its VLANs' addresses; routing
+ *	through the VLAN device tags the packets and maps skb->priority to
+ *	the PCP).  0: the bound netdev
  *
  * Immutable once built; copied by value into WQEs and QPs.
  */
@@ -107,6 +112,7 @@ struct vrnic_av {
 		struct sockaddr_in in4;
 		struct sockaddr_in6 in6;
 	} saddr, daddr;
+	int ifindex;
 };
 
 /**

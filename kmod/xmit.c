@@ -15,6 +15,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <linux/if_vlan.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/route.h>
@@ -53,7 +54,8 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn)
  */
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len)
 {
-	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) +
+	/* Room for a VLAN tag too: see vrnic_av.ifindex. */
+	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) + VLAN_HLEN +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 	struct sk_buff *skb;
 
@@ -70,7 +72,7 @@ static struct dst_entry *vrnic_route4(struct vrnic_dev *vdev,
 				      struct dst_cache *cache)
 {
 	struct flowi4 fl4 = {
-		.flowi4_oif = vdev->ndev->ifindex,
+		.flowi4_oif = av->ifindex ?: vdev->ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(av->traffic_class),
 		.daddr = av->daddr.in4.sin_addr.s_addr,
@@ -99,7 +101,7 @@ static struct dst_entry *vrnic_route6(struct vrnic_dev *vdev,
 				      struct dst_cache *cache)
 {
 	struct flowi6 fl6 = {
-		.flowi6_oif = vdev->ndev->ifindex,
+		.flowi6_oif = av->ifindex ?: vdev->ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.in6.sin6_addr,
 		.saddr = av->saddr.in6.sin6_addr,

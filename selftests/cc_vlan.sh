@@ -2,23 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # VRNIC_TIMEOUT=300
 #
-# cc_vlan: vrnic bound to a VLAN netdev sends its priority as the 802.1Q
+# cc_vlan: RoCE traffic of a VLAN carries vrnic's priority as the 802.1Q
 # PCP (vrnic_tx_qos() sets skb->priority, the VLAN's egress-qos-map turns
 # it into the PCP; docs/cc.md "VLAN and PCP").
 #
 # Two namespaces joined by a veth; on each end a VLAN device (id 100,
-# identity egress-qos-map) carrying an IPv4 address, vrnic0 on A's VLAN
-# device, vrnic1 on B's.  lib/roce_wire.py captures on veth_b, under the
-# VLAN, both directions; the tag the kernel keeps out of band there is put
-# back into the frame, so the PCP is what a switch would see.  Checked:
+# identity egress-qos-map) carrying an IPv4 address; vrnic0 is bound to
+# A's veth end, vrnic1 to B's, as a RoCE NIC is bound to its port: ib_core
+# gives such a device a GID for every address of the netdev's VLANs
+# (roce_gid_mgmt.c, is_eth_port_of_netdev_filter), and vrnic routes a
+# packet through the netdev of its source GID (vrnic_av.ifindex), so it
+# leaves tagged.  lib/roce_wire.py captures on veth_b, under the VLAN,
+# both directions; the tag the kernel keeps out of band there is put back
+# into the frame, so the PCP is what a switch would see.  Checked:
 #
-#  - vrnic0 has a RoCE v2 GID for its VLAN's IPv4 address.  Today it
-#    has not: ib_core adds an address's GID only to a RoCE device bound
-#    to the real device of the address's netdev (roce_gid_mgmt.c,
-#    is_eth_port_of_netdev_filter), and a VLAN netdev is not its own real
-#    device, so only the default GID (link-local, from the MAC) exists.
-#    The traffic below therefore runs between the default GIDs (IPv6
-#    link-local), which leave through the VLAN device all the same;
+#  - vrnic0 and vrnic1 have RoCE v2 GIDs for their VLAN's IPv4 address
+#    (on the VLAN device); the traffic below uses them;
 #  - trust dscp, dscp2prio 26:4 (not the default map's 3), SL 2 (ignored
 #    under trust dscp), ib_write_bw --tclass 104 on both sides: requests
 #    and ACKs carry DSCP 26 and PCP 4;
@@ -63,18 +62,8 @@ vlans_up() {
 }
 
 devs_add() {
-	in_a rdma link add vrnic0 type vrnic netdev "$VL_A" &&
-		in_b rdma link add vrnic1 type vrnic netdev "$VL_B"
-}
-
-# default_gid DEV: print DEV's GID 0 if it is the default GID (RoCE v2,
-# link-local).
-default_gid() {
-	local d=/sys/class/infiniband/$1/ports/1 g t
-
-	read -r g 2>/dev/null <"$d/gids/0"
-	read -r t 2>/dev/null <"$d/gid_attrs/types/0"
-	[[ $g == fe80:* && $t == "RoCE v2" ]] && echo "$g"
+	in_a rdma link add vrnic0 type vrnic netdev "$IF_A" &&
+		in_b rdma link add vrnic1 type vrnic netdev "$IF_B"
 }
 
 qos_both() {
@@ -82,13 +71,13 @@ qos_both() {
 }
 
 # traffic "ARGS": ib_write_bw's server on vrnic1 (B), its client on vrnic0
-# (A), both on GID 0 with ARGS; both must exit 0.
+# (A), both on their VLAN address's GID with ARGS; both must exit 0.
 traffic() {
 	local spid rc=0 src=0
 
 	PORT=$((PORT + 1))
 	# shellcheck disable=SC2086 # an argument list
-	in_b timeout -k 5 120 ib_write_bw -d vrnic1 -p "$PORT" -x 0 $1 >"$LOG/server" 2>&1 &
+	in_b timeout -k 5 120 ib_write_bw -d vrnic1 -p "$PORT" -x "$GB" $1 >"$LOG/server" 2>&1 &
 	spid=$!
 	if ! wait_for 60 tcp_listening "$NS_B" "$PORT"; then
 		kill "$spid" 2>/dev/null
@@ -97,7 +86,7 @@ traffic() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	in_a timeout -k 5 120 ib_write_bw -d vrnic0 -p "$PORT" -x 0 $1 "$V4_B" || rc=$?
+	in_a timeout -k 5 120 ib_write_bw -d vrnic0 -p "$PORT" -x "$GA" $1 "$V4_B" || rc=$?
 	wait "$spid" || src=$?
 	[[ $rc -eq 0 && $src -eq 0 ]] && return 0
 	echo "client exit $rc, server exit $src; server output:"
@@ -171,19 +160,18 @@ veth_setup || ktap_bail "cannot build the two hosts"
 cap_start trust_dscp
 run_stage "VLAN $VID with egress-qos-map ${QOS_MAP[*]} on both veth ends" vlans_up ||
 	ktap_bail "no VLAN devices"
-run_stage "vrnic0 on $VL_A, vrnic1 on $VL_B" devs_add || ktap_bail "no devices"
+run_stage "vrnic0 on $IF_A, vrnic1 on $IF_B" devs_add || ktap_bail "no devices"
 defer in_a rdma link delete vrnic0
 defer in_b rdma link delete vrnic1
 
 # ib_core adds the GIDs of the addresses that exist when a device
 # registers before "rdma link add" returns.
 expect_output "vrnic0 has a RoCE v2 GID for $V4_A, the address of $VL_A" \
-	"RoCE v2 +${VL_A//./\\.} +${V4_A//./\\.} *\$" rdmactl gid show vrnic0 ||
-	ktap_comment "ib_core's is_eth_port_of_netdev_filter() adds no address GID to a RoCE device bound to a VLAN netdev"
-if ! { GA=$(default_gid vrnic0) && GB=$(default_gid vrnic1); }; then
-	ktap_bail "GID 0 is not a link-local RoCE v2 GID"
+	"RoCE v2 +${VL_A//./\\.} +${V4_A//./\\.} *\$" rdmactl gid show vrnic0
+if ! { GA=$(roce_gid_index vrnic0 "$V4_A") && GB=$(roce_gid_index vrnic1 "$V4_B"); }; then
+	ktap_bail "no RoCE v2 GIDs for the VLAN addresses"
 fi
-ktap_comment "traffic between the default GIDs (index 0): vrnic0 $GA, vrnic1 $GB"
+ktap_comment "traffic between the VLAN addresses' GIDs: vrnic0 index $GA, vrnic1 index $GB"
 # The reaction point's cuts would only stretch the CNP phase.
 run_stage "vrnic0 rpg_min_rate 1000 Mb/s" in_a rdmactl dcqcn set vrnic0 rpg_min_rate 1000
 
@@ -205,9 +193,9 @@ run_stage "$P: qos set trust pcp on both" qos_both trust pcp
 run_stage "$P: vrnic1 cnp_802p_prio 5" in_b rdmactl dcqcn set vrnic1 cnp_802p_prio 5
 run_stage "$P: clsact on $VL_A" in_a tc qdisc add dev "$VL_A" clsact
 run_stage "$P: CE set on A's RoCE packets at $VL_A egress" \
-	in_a tc filter add dev "$VL_A" egress pref 10 protocol ipv6 \
-	u32 match ip6 protocol 17 0xff match ip6 dport 4791 0xffff \
-	action pedit ex munge ip6 traffic_class set 0x03 retain 0x03
+	in_a tc filter add dev "$VL_A" egress pref 10 protocol ip \
+	u32 match ip protocol 17 0xff match ip dport 4791 0xffff \
+	action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum ip
 run_stage "$P: capture on $IF_B" cap_ready
 run_stage "$P: ib_write_bw, SL 0, traffic class 0" traffic "$WB"
 cap_stop
