@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // rdmactl qos show [DEV]; rdmactl qos set DEV [trust pcp|dscp] [pfc PRIOS|none]
-//   [ecn PRIOS|none] [dscp2prio DSCP:PRIO ...] [prio2tc PRIO:TC ...] [tclass N]
-//   [cnp_dscp N] [cnp_prio N]
+//   [ecn PRIOS|none] [dscp2prio DSCP:PRIO ...] [tclass N] [cnp_dscp N] [cnp_prio N]
 #include "cli.h"
 #include "objects.h"
 #include "show.h"
@@ -76,11 +75,10 @@ void set(Context& ctx, const std::string& dev, const std::vector<std::string>& a
                              "\" (comma-separated priorities 0..7, or none)");
             (key == "pfc" ? q.pfc_en : q.ecn_en) = *b;
             i++;
-        } else if (key == "dscp2prio" || key == "prio2tc") {
-            auto& m = key == "dscp2prio" ? q.dscp2prio : q.prio2tc;
+        } else if (key == "dscp2prio") {
             size_t start = i;
             while (i < args.size() && args[i].find(':') != std::string::npos) {
-                if (!parse_map_entry(args[i], m))
+                if (!parse_map_entry(args[i], q.dscp2prio))
                     return usage("invalid " + key + " entry \"" + args[i] + "\"");
                 i++;
             }
@@ -123,8 +121,7 @@ void register_qos(CLI::App& app, Context& ctx) {
     sh->callback([&ctx, a] { show(ctx, a->dev); });
     CLI::App* st = obj->add_subcommand(
         "set", "Set QoS: DEV [trust pcp|dscp] [pfc PRIO,...|none] [ecn PRIO,...|none] "
-               "[dscp2prio DSCP:PRIO ...] [prio2tc PRIO:TC ...] [tclass N] [cnp_dscp N] "
-               "[cnp_prio N]");
+               "[dscp2prio DSCP:PRIO ...] [tclass N] [cnp_dscp N] [cnp_prio N]");
     st->add_option("DEV", a->dev, "vrnic device")->required();
     st->add_option("ARGS", a->rest, "settings")->required();
     st->callback([&ctx, a] { set(ctx, a->dev, a->rest); });

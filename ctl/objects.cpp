@@ -163,8 +163,6 @@ json qos_to_json(const Qos& q) {
         j["trust"] = libctl::trust_name(*q.trust);
     if (!q.dscp2prio.empty())
         j["dscp2prio"] = map_to_json(q.dscp2prio, VRNIC_NUM_DSCP);
-    if (!q.prio2tc.empty())
-        j["prio2tc"] = map_to_json(q.prio2tc, VRNIC_NUM_PRIO);
     if (q.pfc_en)
         j["pfc_en"] = bitmap_to_json(*q.pfc_en);
     if (q.ecn_en)
@@ -211,10 +209,10 @@ Result<Qos> qos_from_json(const json& j, const std::string& path) {
                 return m.error();
             q.dscp2prio = std::move(m).value();
         } else if (k == "prio2tc") {
-            auto m = map_from_json(v, kpath, VRNIC_NUM_PRIO, VRNIC_NUM_TC - 1);
-            if (!m)
-                return m.error();
-            q.prio2tc = std::move(m).value();
+            // Every "config dump" before its removal wrote it: say why
+            // the saved file no longer applies, not just "unknown key".
+            return bad(kpath, "removed (vrnic has no traffic classes: the netdev maps "
+                              "priorities to them); delete the key");
         } else if (const Param<Qos>* p = libctl::find_param(libctl::qos_params(), k)) {
             auto u = get_uint(v, kpath, p->min, p->max);
             if (!u)
@@ -464,7 +462,6 @@ std::vector<Change> diff_config(const DeviceConfig& cur, const DeviceConfig& wan
             any = true;
         }
         diff_map(c.dscp2prio, want.qos->dscp2prio, dev, "dscp2prio", q.dscp2prio, any, out);
-        diff_map(c.prio2tc, want.qos->prio2tc, dev, "prio2tc", q.prio2tc, any, out);
         diff_params(libctl::qos_params(), dev, "qos", c, *want.qos, q, any, out);
         if (any)
             d.qos = q;

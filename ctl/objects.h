@@ -21,7 +21,7 @@ namespace rdmactl {
 json limits_to_json(const libctl::Limits& l);
 json dcqcn_to_json(const libctl::Dcqcn& d);
 /// pfc_en/ecn_en become lists of priorities, trust a name, dscp2prio an
-/// array of 64 priorities and prio2tc an array of 8 traffic classes.
+/// array of 64 priorities.
 json qos_to_json(const libctl::Qos& q);
 
 /// Parse one object of a configuration; errors name the JSON path

@@ -92,8 +92,6 @@ static void vrnic_qos_init(struct vrnic_qos *qos)
 	/* The class selector: DSCP CSn (n << 3) and its AFnx neighbours -> n */
 	for (i = 0; i < VRNIC_NUM_DSCP; i++)
 		qos->dscp2prio[i] = i >> 3;
-	for (i = 0; i < VRNIC_NUM_PRIO; i++)
-		qos->prio2tc[i] = i;
 }
 
 static void vrnic_dcqcn_init(struct vrnic_dcqcn *d)

@@ -46,7 +46,6 @@ struct vrnic_limits;
  *	CE marks on it are answered with CNPs
  * @tclass: default IPv4 TOS / IPv6 traffic class byte of RoCE traffic
  * @dscp2prio: priority of each DSCP value (trust dscp)
- * @prio2tc: traffic class of each priority
  *
  * The DSCP and 802.1p priority of CNPs are part of struct vrnic_dcqcn
  * (@cnp_dscp, @cnp_802p_prio); the netlink QoS object shows them too.
@@ -57,7 +56,6 @@ struct vrnic_qos {
 	u8 ecn_en;
 	u8 tclass;
 	u8 dscp2prio[VRNIC_NUM_DSCP];
-	u8 prio2tc[VRNIC_NUM_PRIO];
 };
 
 /**

@@ -196,28 +196,16 @@ static const struct vrnic_nest_desc vrnic_dscp_map_desc = {
 	.unknown = "unknown dscp2prio entry attribute",
 };
 
-static const struct nla_policy vrnic_tc_map_policy[VRNIC_TC_MAP_ATTR_MAX + 1] = {
-	[VRNIC_TC_MAP_ATTR_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
-	[VRNIC_TC_MAP_ATTR_TC] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_TC - 1),
-};
-
-static const struct vrnic_attr_desc vrnic_tc_map_attrs[VRNIC_TC_MAP_ATTR_MAX + 1] = {
-	[VRNIC_TC_MAP_ATTR_PRIO] = VRNIC_DESC(prio2tc prio, "0", "7"),
-	[VRNIC_TC_MAP_ATTR_TC] = VRNIC_DESC(prio2tc tc, "0", "7"),
-};
-
-static const struct vrnic_nest_desc vrnic_tc_map_desc = {
-	.policy = vrnic_tc_map_policy,
-	.attrs = vrnic_tc_map_attrs,
-	.maxtype = VRNIC_TC_MAP_ATTR_MAX,
-	.unknown = "unknown prio2tc entry attribute",
-};
-
 static const struct nla_policy vrnic_qos_policy[VRNIC_QOS_ATTR_MAX + 1] = {
 	[VRNIC_QOS_ATTR_TRUST] = NLA_POLICY_MAX(NLA_U8, VRNIC_TRUST_MAX),
 	[VRNIC_QOS_ATTR_DSCP2PRIO] =
 		NLA_POLICY_NESTED_ARRAY(vrnic_dscp_map_policy),
-	[VRNIC_QOS_ATTR_PRIO2TC] = NLA_POLICY_NESTED_ARRAY(vrnic_tc_map_policy),
+	/* removed: vrnic has no traffic classes, the netdev maps priorities */
+	[VRNIC_QOS_ATTR_PRIO2TC] = {
+		.type = NLA_REJECT,
+		.reject_message =
+			"prio2tc removed: the netdev maps priorities to traffic classes",
+	},
 	[VRNIC_QOS_ATTR_PFC_EN] = { .type = NLA_U8 },
 	[VRNIC_QOS_ATTR_ECN_EN] = { .type = NLA_U8 },
 	[VRNIC_QOS_ATTR_TCLASS] = { .type = NLA_U8 },
@@ -233,10 +221,6 @@ static const struct vrnic_attr_desc vrnic_qos_attrs[VRNIC_QOS_ATTR_MAX + 1] = {
 	[VRNIC_QOS_ATTR_DSCP2PRIO] = {
 		.bad = "dscp2prio malformed",
 		.entry = &vrnic_dscp_map_desc,
-	},
-	[VRNIC_QOS_ATTR_PRIO2TC] = {
-		.bad = "prio2tc malformed",
-		.entry = &vrnic_tc_map_desc,
 	},
 	[VRNIC_QOS_ATTR_PFC_EN] = VRNIC_DESC_ANY(pfc_en),
 	[VRNIC_QOS_ATTR_ECN_EN] = VRNIC_DESC_ANY(ecn_en),
@@ -446,6 +430,17 @@ static void vrnic_explain(const struct nlattr *nest,
 		if (!vrnic_nla_contains(nla, bad))
 			continue;
 		type = nla_type(nla);
+		/*
+		 * A removed attribute.  The core checks NLA_F_NESTED before
+		 * NLA_REJECT, so a removed nest sent as a nest fails with
+		 * "NLA_F_NESTED not expected": give the policy's reason.
+		 */
+		if (type <= nd->maxtype &&
+		    nd->policy[type].type == NLA_REJECT) {
+			vrnic_set_err(extack, nla,
+				      nd->policy[type].reject_message);
+			return;
+		}
 		if (type > nd->maxtype || !nd->attrs[type].bad) {
 			vrnic_set_err(extack, nla, nd->unknown);
 			return;
@@ -780,9 +775,6 @@ static int vrnic_qos_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
 	    vrnic_put_map(skb, VRNIC_QOS_ATTR_DSCP2PRIO, cfg.qos.dscp2prio,
 			  VRNIC_NUM_DSCP, VRNIC_DSCP_MAP_ATTR_DSCP,
 			  VRNIC_DSCP_MAP_ATTR_PRIO) ||
-	    vrnic_put_map(skb, VRNIC_QOS_ATTR_PRIO2TC, cfg.qos.prio2tc,
-			  VRNIC_NUM_PRIO, VRNIC_TC_MAP_ATTR_PRIO,
-			  VRNIC_TC_MAP_ATTR_TC) ||
 	    nla_put_u8(skb, VRNIC_QOS_ATTR_PFC_EN, cfg.qos.pfc_en) ||
 	    nla_put_u8(skb, VRNIC_QOS_ATTR_ECN_EN, cfg.qos.ecn_en) ||
 	    nla_put_u8(skb, VRNIC_QOS_ATTR_TCLASS, cfg.qos.tclass) ||
@@ -1260,15 +1252,11 @@ out_put:
 /**
  * struct vrnic_map_req - the map entries of one QoS SET request
  * @dscp_mask: bit N: the request maps DSCP N
- * @tc_mask: bit N: the request maps priority N
  * @dscp2prio: the requested priority of each DSCP in @dscp_mask
- * @prio2tc: the requested traffic class of each priority in @tc_mask
  */
 struct vrnic_map_req {
 	u64 dscp_mask;
-	u8 tc_mask;
 	u8 dscp2prio[VRNIC_NUM_DSCP];
-	u8 prio2tc[VRNIC_NUM_PRIO];
 };
 
 /*
@@ -1279,7 +1267,6 @@ static int vrnic_qos_precheck(struct nlattr **tb, struct vrnic_map_req *req,
 			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *etb[VRNIC_DSCP_MAP_ATTR_MAX + 1];
-	struct nlattr *ttb[VRNIC_TC_MAP_ATTR_MAX + 1];
 	struct nlattr *entry;
 	int rem, err;
 	u8 key;
@@ -1313,33 +1300,6 @@ static int vrnic_qos_precheck(struct nlattr **tb, struct vrnic_map_req *req,
 				nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_PRIO]);
 		}
 	}
-	if (tb[VRNIC_QOS_ATTR_PRIO2TC]) {
-		nla_for_each_nested(entry, tb[VRNIC_QOS_ATTR_PRIO2TC], rem) {
-			err = nla_parse_nested(ttb, VRNIC_TC_MAP_ATTR_MAX,
-					       entry, vrnic_tc_map_policy,
-					       extack);
-			if (err)
-				return err;
-			if (!ttb[VRNIC_TC_MAP_ATTR_PRIO]) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "prio2tc entry without prio");
-				return -EINVAL;
-			}
-			if (!ttb[VRNIC_TC_MAP_ATTR_TC]) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "prio2tc entry without tc");
-				return -EINVAL;
-			}
-			key = nla_get_u8(ttb[VRNIC_TC_MAP_ATTR_PRIO]);
-			if (req->tc_mask & BIT(key)) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "prio2tc repeats a prio");
-				return -EINVAL;
-			}
-			req->tc_mask |= BIT(key);
-			req->prio2tc[key] = nla_get_u8(ttb[VRNIC_TC_MAP_ATTR_TC]);
-		}
-	}
 	return 0;
 }
 
@@ -1358,9 +1318,6 @@ static void vrnic_qos_apply(struct vrnic_config *cfg, struct nlattr **tb,
 	for (i = 0; i < VRNIC_NUM_DSCP; i++)
 		if (req->dscp_mask & BIT_ULL(i))
 			qos->dscp2prio[i] = req->dscp2prio[i];
-	for (i = 0; i < VRNIC_NUM_PRIO; i++)
-		if (req->tc_mask & BIT(i))
-			qos->prio2tc[i] = req->prio2tc[i];
 }
 
 static void vrnic_dcqcn_apply(struct vrnic_dcqcn *d, struct nlattr **tb)

@@ -558,15 +558,13 @@ TEST_F(vrnic, qos_defaults)
 	EXPECT_EQ(48, get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
 	EXPECT_EQ(6, get_u8(qtb[VRNIC_QOS_ATTR_CNP_PRIO]));
 	ASSERT_EQ(VRNIC_NUM_DSCP, map_count(qtb[VRNIC_QOS_ATTR_DSCP2PRIO]));
-	ASSERT_EQ(VRNIC_NUM_PRIO, map_count(qtb[VRNIC_QOS_ATTR_PRIO2TC]));
 	for (i = 0; i < VRNIC_NUM_DSCP; i++)
 		EXPECT_EQ(i >> 3, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
 					  VRNIC_DSCP_MAP_ATTR_DSCP,
 					  VRNIC_DSCP_MAP_ATTR_PRIO, i));
-	for (i = 0; i < VRNIC_NUM_PRIO; i++)
-		EXPECT_EQ(i, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
-				     VRNIC_TC_MAP_ATTR_PRIO,
-				     VRNIC_TC_MAP_ATTR_TC, i));
+	/* Removed (no packet obeyed it): GET no longer reports it. */
+	EXPECT_EQ(NULL, qtb[VRNIC_QOS_ATTR_PRIO2TC])
+		TH_LOG("QOS_GET still reports the removed prio2tc");
 }
 
 static void put_map_entry(struct msg *m, int kt, int k, int vt, int v)
@@ -595,9 +593,6 @@ TEST_F(vrnic, qos_set_round_trips)
 	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 46, VRNIC_DSCP_MAP_ATTR_PRIO, 5);
 	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 26, VRNIC_DSCP_MAP_ATTR_PRIO, 3);
 	nest_end(&m);
-	nest_start(&m, VRNIC_QOS_ATTR_PRIO2TC);
-	put_map_entry(&m, VRNIC_TC_MAP_ATTR_PRIO, 3, VRNIC_TC_MAP_ATTR_TC, 1);
-	nest_end(&m);
 	nest_end(&m);
 	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
 		TH_LOG("extack: %s", self->nl.extack);
@@ -619,10 +614,6 @@ TEST_F(vrnic, qos_set_round_trips)
 	EXPECT_EQ(4, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
 			     VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO,
 			     34));
-	EXPECT_EQ(1, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
-			     VRNIC_TC_MAP_ATTR_PRIO, VRNIC_TC_MAP_ATTR_TC, 3));
-	EXPECT_EQ(2, map_get(qtb[VRNIC_QOS_ATTR_PRIO2TC],
-			     VRNIC_TC_MAP_ATTR_PRIO, VRNIC_TC_MAP_ATTR_TC, 2));
 
 	/* The CNP DSCP is one setting, shown by both objects. */
 	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_DCQCN_GET, DEV, &r, tb));
@@ -1246,7 +1237,7 @@ FIXTURE(reject) {
 /*
  * A SET that must be refused.  The request also carries a valid change
  * (@ok_attr = @ok_val) that must not be applied either: a SET is atomic.
- * @map: 0, or the map nest the bad entry goes in (dscp2prio/prio2tc),
+ * @map: 0, or the map nest the bad entry goes in (dscp2prio, prio2tc),
  * with @bad as the entry's {key, value} and @bad2 its second member.
  */
 FIXTURE_VARIANT(reject) {
@@ -1337,14 +1328,10 @@ QMAP(dscp2prio_no_dscp, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_PRIO,
      1, 0, 0, -EINVAL, "dscp2prio entry without dscp");
 QMAP(dscp2prio_repeat, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP,
      10, VRNIC_DSCP_MAP_ATTR_PRIO, 1, -EINVAL, "dscp2prio repeats a dscp");
-QMAP(prio2tc_prio, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 8,
-     VRNIC_TC_MAP_ATTR_TC, 1, -ERANGE, "prio2tc prio above 7");
-QMAP(prio2tc_tc, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
-     VRNIC_TC_MAP_ATTR_TC, 8, -ERANGE, "prio2tc tc above 7");
-QMAP(prio2tc_no_tc, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
-     0, 0, -EINVAL, "prio2tc entry without tc");
-QMAP(prio2tc_repeat, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 2,
-     VRNIC_TC_MAP_ATTR_TC, 1, -EINVAL, "prio2tc repeats a prio");
+/* Removed: even a well-formed entry is refused, with the policy's reason. */
+QMAP(prio2tc_rejected, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 3,
+     VRNIC_TC_MAP_ATTR_TC, 1, -EINVAL,
+     "prio2tc removed: the netdev maps priorities to traffic classes");
 
 #define DCQ_ERR(id, attr, v, vt_, e, text)					\
 FIXTURE_VARIANT_ADD(reject, dcqcn_##id) {				\

@@ -12,10 +12,14 @@
  *  - Objects travel as one nested attribute each (VRNIC_ATTR_LIMITS,
  *    VRNIC_ATTR_QOS, ...).  A SET carries only the attributes to change;
  *    the request is validated whole and either applied whole or not at all.
- *  - Integers are fixed width; no binary structures.  Maps (DSCP to
- *    priority, priority to traffic class) and counter lists are arrays:
- *    nests whose members are themselves nests of type VRNIC_ENTRY (the
- *    type of an array member is ignored on input).
+ *  - Integers are fixed width; no binary structures.  The DSCP to
+ *    priority map and counter lists are arrays: nests whose members are
+ *    themselves nests of type VRNIC_ENTRY (the type of an array member is
+ *    ignored on input).
+ *  - An attribute that is removed keeps its name and number, documented
+ *    as no longer used, and SET rejects it (-EINVAL with an extack
+ *    message): numbers are never reused, and programs built against an
+ *    older header still compile.
  *  - SET commands need CAP_NET_ADMIN.  Each change is announced on the
  *    VRNIC_GENL_MCGRP_CONFIG multicast group with VRNIC_CMD_CONFIG_NTF.
  */
@@ -170,7 +174,7 @@ enum vrnic_trust {
 
 #define VRNIC_NUM_DSCP	64	/* DSCP values 0..63 */
 #define VRNIC_NUM_PRIO	8	/* 802.1p priorities 0..7 */
-#define VRNIC_NUM_TC	8	/* traffic classes 0..7 */
+#define VRNIC_NUM_TC	8	/* no longer used (VRNIC_QOS_ATTR_PRIO2TC) */
 
 /**
  * enum vrnic_qos_attr - QoS settings (nest VRNIC_ATTR_QOS)
@@ -180,8 +184,11 @@ enum vrnic_trust {
  *	enum vrnic_dscp_map_attr.  GET reports all 64 entries; SET changes
  *	only the DSCP values it lists (each at most once).  Default: priority
  *	= DSCP >> 3
- * @VRNIC_QOS_ATTR_PRIO2TC: nest, array of VRNIC_ENTRY nests with
- *	enum vrnic_tc_map_attr; like DSCP2PRIO, 8 entries.  Default: identity
+ * @VRNIC_QOS_ATTR_PRIO2TC: no longer used; SET rejects it, GET does not
+ *	report it.  It was a priority to traffic class map that no packet
+ *	obeyed: vrnic has no traffic classes.  The priority of a packet is
+ *	skb->priority, which the bound netdev maps to a traffic class of its
+ *	own (mqprio or DCB map) and a VLAN netdev to a PCP (egress-qos-map)
  * @VRNIC_QOS_ATTR_PFC_EN: u8, bitmap: bit N enables priority flow control
  *	for priority N.  Default 0
  * @VRNIC_QOS_ATTR_ECN_EN: u8, bitmap: bit N makes RoCE traffic of
@@ -226,10 +233,11 @@ enum vrnic_dscp_map_attr {
 };
 
 /**
- * enum vrnic_tc_map_attr - one priority to traffic class map entry
+ * enum vrnic_tc_map_attr - no longer used: the members of the entries of
+ *	VRNIC_QOS_ATTR_PRIO2TC, which SET rejects
  * @VRNIC_TC_MAP_ATTR_UNSPEC: unused
- * @VRNIC_TC_MAP_ATTR_PRIO: u8, 0..7, required
- * @VRNIC_TC_MAP_ATTR_TC: u8, 0..7, required
+ * @VRNIC_TC_MAP_ATTR_PRIO: no longer used (was the priority)
+ * @VRNIC_TC_MAP_ATTR_TC: no longer used (was the traffic class)
  */
 enum vrnic_tc_map_attr {
 	VRNIC_TC_MAP_ATTR_UNSPEC,

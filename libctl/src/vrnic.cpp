@@ -192,7 +192,8 @@ Result<Qos> parse_qos_nest(const nlattr* nest) {
         static std::array<nla_policy, VRNIC_QOS_ATTR_MAX + 1> p{};
         p[VRNIC_QOS_ATTR_TRUST].type = NLA_U8;
         p[VRNIC_QOS_ATTR_DSCP2PRIO].type = NLA_NESTED;
-        p[VRNIC_QOS_ATTR_PRIO2TC].type = NLA_NESTED;
+        // PRIO2TC, which a module older than this library still reports,
+        // has no entry: it is skipped.
         for (const auto& prm : qos_params())
             p[static_cast<size_t>(prm.attr)].type = NLA_U8;
         return p.data();
@@ -208,11 +209,6 @@ Result<Qos> parse_qos_nest(const nlattr* nest) {
     if (!d2p)
         return d2p.error();
     q.dscp2prio = std::move(d2p).value();
-    auto p2t = parse_map(*a, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_MAX, VRNIC_TC_MAP_ATTR_PRIO,
-                         VRNIC_TC_MAP_ATTR_TC);
-    if (!p2t)
-        return p2t.error();
-    q.prio2tc = std::move(p2t).value();
     return q;
 }
 
@@ -346,8 +342,7 @@ bool Dcqcn::operator==(const Dcqcn& o) const {
     return params_equal(dcqcn_params(), *this, o);
 }
 bool Qos::operator==(const Qos& o) const {
-    return trust == o.trust && dscp2prio == o.dscp2prio && prio2tc == o.prio2tc &&
-           params_equal(qos_params(), *this, o);
+    return trust == o.trust && dscp2prio == o.dscp2prio && params_equal(qos_params(), *this, o);
 }
 
 std::string trust_name(uint8_t trust) {
@@ -456,15 +451,6 @@ Message build_qos_set(uint16_t family, const std::string& dev, const Qos& q) {
             m.begin_nest(VRNIC_ENTRY)
                 .put_u8(VRNIC_DSCP_MAP_ATTR_DSCP, dscp)
                 .put_u8(VRNIC_DSCP_MAP_ATTR_PRIO, prio)
-                .end_nest();
-        m.end_nest();
-    }
-    if (!q.prio2tc.empty()) {
-        m.begin_nest(VRNIC_QOS_ATTR_PRIO2TC);
-        for (auto [prio, tc] : q.prio2tc)
-            m.begin_nest(VRNIC_ENTRY)
-                .put_u8(VRNIC_TC_MAP_ATTR_PRIO, prio)
-                .put_u8(VRNIC_TC_MAP_ATTR_TC, tc)
                 .end_nest();
         m.end_nest();
     }

@@ -88,6 +88,7 @@ TEST(Cli, BadQosArguments) {
     expect_usage({"qos", "set", "vrnic0", "dscp2prio", "46"}, "KEY:VALUE");
     expect_usage({"qos", "set", "vrnic0", "dscp2prio", "46:5", "46:4"}, "46:4");
     expect_usage({"qos", "set", "vrnic0", "colour", "blue"}, "unknown key");
+    expect_usage({"qos", "set", "vrnic0", "prio2tc", "3:1"}, "unknown key \"prio2tc\"");
 }
 
 TEST(Cli, BadGidAndStatsArguments) {

@@ -82,7 +82,6 @@ TEST(Vrnic, QosSetRoundTripWithMaps) {
     q.trust = VRNIC_TRUST_DSCP;
     q.pfc_en = 0x18;
     q.dscp2prio = {{46, 5}, {26, 3}};
-    q.prio2tc = {{5, 2}};
     q.tclass = 106;
     Message m = build_qos_set(kFamily, "vrnic0", q);
     ASSERT_TRUE(m.status());
@@ -90,6 +89,27 @@ TEST(Vrnic, QosSetRoundTripWithMaps) {
     ASSERT_TRUE(back) << back.error().message();
     EXPECT_TRUE(*back == q);
     EXPECT_EQ(trust_name(*back->trust), "dscp");
+}
+
+TEST(Vrnic, QosReplyOfAnOlderModuleWithPrio2tcParses) {
+    // A module loaded before an upgrade of rdmactl still reports the
+    // removed PRIO2TC map: it is skipped, the rest of the reply is read.
+    Message m = Message::genl(kFamily, VRNIC_CMD_QOS_GET, 1, 0);
+    m.put_string(VRNIC_ATTR_DEV_NAME, "vrnic0")
+        .begin_nest(VRNIC_ATTR_QOS)
+        .put_u8(VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP)
+        .begin_nest(VRNIC_QOS_ATTR_PRIO2TC)
+        .begin_nest(VRNIC_ENTRY)
+        .put_u8(VRNIC_TC_MAP_ATTR_PRIO, 3)
+        .put_u8(VRNIC_TC_MAP_ATTR_TC, 1)
+        .end_nest()
+        .end_nest()
+        .put_u8(VRNIC_QOS_ATTR_TCLASS, 106)
+        .end_nest();
+    auto q = parse_qos(m.header());
+    ASSERT_TRUE(q) << q.error().message();
+    EXPECT_EQ(q->trust, VRNIC_TRUST_DSCP);
+    EXPECT_EQ(q->tclass, 106);
 }
 
 TEST(Vrnic, ReplyWithoutItsNestIsAProtocolError) {

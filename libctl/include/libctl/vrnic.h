@@ -43,7 +43,6 @@ struct Dcqcn {
 struct Qos {
     std::optional<uint8_t> trust; ///< enum vrnic_trust
     std::map<uint8_t, uint8_t> dscp2prio;
-    std::map<uint8_t, uint8_t> prio2tc;
     std::optional<uint8_t> pfc_en, ecn_en, tclass, cnp_dscp, cnp_prio;
     bool operator==(const Qos&) const;
 };
