@@ -210,8 +210,9 @@ static void vrnic_rp_emit(void *ctx, const struct vrnic_rp_trace *tr)
 {
 	struct vrnic_qp *qp = ctx;
 
+	/* cc_rp.c runs under @cc_lock: the sequence number is ours. */
 	trace_vrnic_cc_rate(dev_name(&qp->ibqp.device->dev), qp->ibqp.qp_num,
-			    tr);
+			    ++qp->xport.cc.trace_seq, tr);
 }
 
 /*
@@ -231,7 +232,8 @@ static void vrnic_cc_trace_params(struct vrnic_qp *qp,
 
 	if (trace_vrnic_cc_params_enabled())
 		trace_vrnic_cc_params(dev_name(&qp->ibqp.device->dev),
-				      qp->ibqp.qp_num, cc->rp.now, d,
+				      qp->ibqp.qp_num, ++cc->trace_seq,
+				      cc->rp.now, d,
 				      link_mbps ?: VRNIC_DCQCN_RATE_MAX,
 				      &cc->params);
 }
@@ -282,7 +284,8 @@ void vrnic_rp_cnp_rcv(struct vrnic_qp *qp)
 		now = max(ktime_get_ns(), cc->rp.now);
 		vrnic_cc_refresh(qp);
 		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
-				     qp->ibqp.qp_num, now, true, 0);
+				     qp->ibqp.qp_num, ++cc->trace_seq, now,
+				     true, 0);
 		vrnic_rp_cnp(&cc->rp, &cc->params, now, vrnic_rp_tracer(qp));
 		cc->cnp_handled++;
 		spin_unlock(&cc->cc_lock);
@@ -522,7 +525,8 @@ void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes)
 	/* Only what can change the state: the byte counter runs. */
 	if (cc->rp.active && cc->rp.inc_armed && cc->params.byte_reset)
 		trace_vrnic_cc_input(dev_name(&qp->ibqp.device->dev),
-				     qp->ibqp.qp_num, now, false, bytes);
+				     qp->ibqp.qp_num, ++cc->trace_seq, now,
+				     false, bytes);
 	vrnic_rp_sent(&cc->rp, &cc->params, now, bytes, vrnic_rp_tracer(qp));
 	if (cc->rp.active)
 		cc->next_tx = max(cc->next_tx, now) +

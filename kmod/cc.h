@@ -55,6 +55,9 @@ struct vrnic_qp;
  * @prio: the priority the QP's packets leave with (vrnic_tx_qos())
  * @prio_gen: vrnic_dev.cfg_gen that @prio was computed from
  * @prio_valid: @prio is valid (cleared when the address vector changes)
+ * @trace_seq: sequence number of the QP's last CC trace event: the trace
+ *	buffer is per CPU and the CPUs' clocks need not agree, so the order
+ *	of a QP's events under @cc_lock is this number's (trace.h)
  *
  * The senders' fast path (vrnic_cc_tx_ok(), vrnic_cc_sent()) reads @gen,
  * @prio, @pfc_paused and @rp.active without @cc_lock: a value one packet
@@ -87,6 +90,7 @@ struct vrnic_qp_cc {
 	u8 prio;
 	bool prio_valid;
 	u32 prio_gen;
+	u64 trace_seq;
 };
 
 /* A CNP: BTH, 16 reserved bytes, ICRC (IBTA annex A17.9.2). */

@@ -6,9 +6,14 @@
  * (cc_rp.c): a CNP, a rate cut, an increase, the release of the limiter.
  * The fields are those of the oracle's "out" lines (struct
  * vrnic_rp_trace), so a trace replays through
- * ../shared/cc/dcqcn_oracle.py; selftests/lib/cc_plot.py turns one into a
- * rate-versus-time plot per QP.  Enable with
+ * ../shared/cc/dcqcn_oracle.py; selftests/lib/cc_trace.py turns one into
+ * replay files and a rate-versus-time plot per QP.  Enable with
  *   echo 1 > /sys/kernel/tracing/events/vrnic/vrnic_cc_rate/enable
+ *
+ * Every event of the three carries seq, the QP's event counter: a QP's
+ * events can come from two CPUs (the requester, the responder, a CNP's
+ * softirq), whose trace buffers are merged by clocks that need not agree;
+ * seq gives the order in which the QP's state saw them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM vrnic
@@ -22,10 +27,12 @@
 #include "config.h"
 
 TRACE_EVENT(vrnic_cc_rate,
-	    TP_PROTO(const char *dev, u32 qpn, const struct vrnic_rp_trace *tr),
-	    TP_ARGS(dev, qpn, tr),
+	    TP_PROTO(const char *dev, u32 qpn, u64 seq,
+		     const struct vrnic_rp_trace *tr),
+	    TP_ARGS(dev, qpn, seq, tr),
 	    TP_STRUCT__entry(__string(dev, dev)
 			     __field(u32, qpn)
+			     __field(u64, seq)
 			     __field(u64, t)
 			     __field(u32, event)
 			     __field(u64, rc)
@@ -35,6 +42,7 @@ TRACE_EVENT(vrnic_cc_rate,
 			     __field(u32, bs)),
 	    TP_fast_assign(__assign_str(dev, dev);
 			   __entry->qpn = qpn;
+			   __entry->seq = seq;
 			   __entry->t = tr->t;
 			   __entry->event = tr->event;
 			   __entry->rc = tr->rc;
@@ -42,8 +50,8 @@ TRACE_EVENT(vrnic_cc_rate,
 			   __entry->alpha = tr->alpha;
 			   __entry->ts = tr->ts;
 			   __entry->bs = tr->bs;),
-	    TP_printk("dev=%s qpn=%u t=%llu event=%s rc=%llu rt=%llu alpha=%u ts=%u bs=%u",
-		      __get_str(dev), __entry->qpn, __entry->t,
+	    TP_printk("dev=%s qpn=%u seq=%llu t=%llu event=%s rc=%llu rt=%llu alpha=%u ts=%u bs=%u",
+		      __get_str(dev), __entry->qpn, __entry->seq, __entry->t,
 		      __entry->event < VRNIC_RP_NUM_EVENTS ?
 		      vrnic_rp_event_names[__entry->event] : "?",
 		      __entry->rc, __entry->rt, __entry->alpha, __entry->ts,
@@ -57,20 +65,23 @@ TRACE_EVENT(vrnic_cc_rate,
  * the oracle's replay format (selftests/lib/cc_trace.py).
  */
 TRACE_EVENT(vrnic_cc_input,
-	    TP_PROTO(const char *dev, u32 qpn, u64 t, bool cnp, u32 nbytes),
-	    TP_ARGS(dev, qpn, t, cnp, nbytes),
+	    TP_PROTO(const char *dev, u32 qpn, u64 seq, u64 t, bool cnp,
+		     u32 nbytes),
+	    TP_ARGS(dev, qpn, seq, t, cnp, nbytes),
 	    TP_STRUCT__entry(__string(dev, dev)
 			     __field(u32, qpn)
+			     __field(u64, seq)
 			     __field(u64, t)
 			     __field(bool, cnp)
 			     __field(u32, nbytes)),
 	    TP_fast_assign(__assign_str(dev, dev);
 			   __entry->qpn = qpn;
+			   __entry->seq = seq;
 			   __entry->t = t;
 			   __entry->cnp = cnp;
 			   __entry->nbytes = nbytes;),
-	    TP_printk("dev=%s qpn=%u t=%llu input=%s bytes=%u",
-		      __get_str(dev), __entry->qpn, __entry->t,
+	    TP_printk("dev=%s qpn=%u seq=%llu t=%llu input=%s bytes=%u",
+		      __get_str(dev), __entry->qpn, __entry->seq, __entry->t,
 		      __entry->cnp ? "cnp" : "sent", __entry->nbytes)
 );
 
@@ -80,12 +91,13 @@ TRACE_EVENT(vrnic_cc_input,
  * speed it takes for Max when rpg_max_rate is 0.
  */
 TRACE_EVENT(vrnic_cc_params,
-	    TP_PROTO(const char *dev, u32 qpn, u64 t,
+	    TP_PROTO(const char *dev, u32 qpn, u64 seq, u64 t,
 		     const struct vrnic_dcqcn *d, u32 line_mbps,
 		     const struct vrnic_rp_params *p),
-	    TP_ARGS(dev, qpn, t, d, line_mbps, p),
+	    TP_ARGS(dev, qpn, seq, t, d, line_mbps, p),
 	    TP_STRUCT__entry(__string(dev, dev)
 			     __field(u32, qpn)
+			     __field(u64, seq)
 			     __field(u64, t)
 			     __field(u32, line_mbps)
 			     __field(u32, time_reset)
@@ -106,6 +118,7 @@ TRACE_EVENT(vrnic_cc_params,
 			     __field(bool, clamp_after)),
 	    TP_fast_assign(__assign_str(dev, dev);
 			   __entry->qpn = qpn;
+			   __entry->seq = seq;
 			   __entry->t = t;
 			   __entry->line_mbps = line_mbps;
 			   __entry->time_reset = d->rpg_time_reset;
@@ -125,8 +138,8 @@ TRACE_EVENT(vrnic_cc_params,
 			   __entry->clamp = p->clamp_tgt_rate;
 			   __entry->clamp_after =
 				p->clamp_tgt_rate_after_time_inc;),
-	    TP_printk("dev=%s qpn=%u t=%llu line_mbps=%u rpg_time_reset=%u rpg_byte_reset=%u rpg_threshold=%u rpg_max_rate=%u rpg_ai_rate=%u rpg_hai_rate=%u rpg_gd=%u rpg_min_dec_fac=%u rpg_min_rate=%u rate_to_set_on_first_cnp=%u dce_tcp_g=%u dce_tcp_rtt=%u rate_reduce_monitor_period=%u initial_alpha_value=%u clamp_tgt_rate=%d clamp_tgt_rate_after_time_inc=%d",
-		      __get_str(dev), __entry->qpn, __entry->t,
+	    TP_printk("dev=%s qpn=%u seq=%llu t=%llu line_mbps=%u rpg_time_reset=%u rpg_byte_reset=%u rpg_threshold=%u rpg_max_rate=%u rpg_ai_rate=%u rpg_hai_rate=%u rpg_gd=%u rpg_min_dec_fac=%u rpg_min_rate=%u rate_to_set_on_first_cnp=%u dce_tcp_g=%u dce_tcp_rtt=%u rate_reduce_monitor_period=%u initial_alpha_value=%u clamp_tgt_rate=%d clamp_tgt_rate_after_time_inc=%d",
+		      __get_str(dev), __entry->qpn, __entry->seq, __entry->t,
 		      __entry->line_mbps, __entry->time_reset,
 		      __entry->byte_reset, __entry->threshold,
 		      __entry->max_rate, __entry->ai_rate, __entry->hai_rate,

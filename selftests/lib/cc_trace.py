@@ -45,12 +45,21 @@ def oracle_params(f):
 
 
 def events(path):
-    """(kind, fields) of every vrnic CC event in the trace, in order."""
+    """(kind, fields) of every vrnic CC event in the trace, each QP's in the
+    order of its seq field: a QP's events can come from two CPUs, whose
+    trace buffers ftrace merges by clocks that need not agree (kmod/trace.h).
+    Traces without seq keep the file's order."""
+    evs = []
     with open(path) as f:
-        for line in f:
+        for n, line in enumerate(f):
             m = LINE.search(line)
             if m:
-                yield m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split())
+                fields = dict(kv.split("=", 1) for kv in m.group(2).split())
+                evs.append(((fields.get("dev"), fields.get("qpn"),
+                             int(fields.get("seq", n)), n), m.group(1), fields))
+    evs.sort(key=lambda e: e[0])
+    for _, kind, fields in evs:
+        yield kind, fields
 
 
 def split(path):
