@@ -203,6 +203,35 @@ static u32 vrnic_wc_flags_to_user(int flags)
 	return u;
 }
 
+/*
+ * IBTA annex A17.4.5.1: the completion of a RoCEv2 UD receive says
+ * whether the packet was IPv4 or IPv6, which tells the consumer where in
+ * the 40 bytes ahead of the payload (A17.4.5.2) the addresses are: the
+ * IPv6 header fills them, the IPv4 header only the last 20.  The kernel's
+ * ib_wc has network_hdr_type for it, struct ib_uverbs_wc has no field.
+ * ConnectX reports it in the SL of a RoCE receive completion (bits 2:0
+ * the L3 header type, 1 IPv6 and 2 IPv4, bit 3 set for a UDP header),
+ * and UD consumers read it there: UCX's ud_verbs takes the destination
+ * GID from the wrong bytes without it and drops every IPv4 packet.  So
+ * the user CQE carries it the same way.
+ */
+#define VRNIC_UWC_SL_IPV6	0x9
+#define VRNIC_UWC_SL_IPV4	0xa
+
+static u8 vrnic_wc_sl_to_user(const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return wc->sl;
+	switch (wc->network_hdr_type) {
+	case RDMA_NETWORK_IPV4:
+		return VRNIC_UWC_SL_IPV4;
+	case RDMA_NETWORK_IPV6:
+		return VRNIC_UWC_SL_IPV6;
+	default:
+		return wc->sl;
+	}
+}
+
 static void vrnic_cq_to_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 {
 	memset(uwc, 0, sizeof(*uwc));
@@ -220,7 +249,7 @@ static void vrnic_cq_to_user(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->wc_flags = vrnic_wc_flags_to_user(wc->wc_flags);
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = wc->slid;
-	uwc->sl = wc->sl;
+	uwc->sl = vrnic_wc_sl_to_user(wc);
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	uwc->port_num = wc->port_num;
 }
