@@ -26,7 +26,12 @@
 #define VRNIC_DEF_MAX_SGE		32
 #define VRNIC_DEF_MAX_INLINE_DATA	512
 #define VRNIC_DEF_MAX_CQ		0x4000
-#define VRNIC_DEF_MAX_CQE		0x8000
+/*
+ * libfabric's ofi_rxm sizes one CQ for every peer of its universe
+ * (FI_UNIVERSE_SIZE, 1024 by default) times the MSG endpoint's 128 sends
+ * and 128 receives: 256 Ki entries.  ConnectX offers 4 Mi - 1.
+ */
+#define VRNIC_DEF_MAX_CQE		0x100000
 #define VRNIC_DEF_MAX_MR		0x40000
 #define VRNIC_DEF_MAX_MR_SIZE		(~0ULL)
 #define VRNIC_DEF_MAX_PD		0x8000
@@ -40,7 +45,7 @@
 #define VRNIC_CAP_MAX_SGE		64
 #define VRNIC_CAP_MAX_INLINE_DATA	4096
 #define VRNIC_CAP_MAX_CQ		0x100000
-#define VRNIC_CAP_MAX_CQE		0x20000
+#define VRNIC_CAP_MAX_CQE		0x400000
 #define VRNIC_CAP_MAX_MR		0x1000000
 #define VRNIC_CAP_MAX_PD		0x100000
 #define VRNIC_CAP_MAX_SRQ		0x100000
