@@ -413,12 +413,16 @@ static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp, u32 gen,
 {
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
+	u8 prio = vrnic_cc_prio(qp, gen);
 	u64 until, now;
 	bool paused;
 
-	until = vrnic_pfc_paused_until(vdev, vrnic_cc_prio(qp, gen));
+	until = vrnic_pfc_paused_until(vdev, prio);
 	now = until ? ktime_get_ns() : 0;
 	paused = until > now;
+	if (paused != cc->pfc_paused)
+		trace_vrnic_pfc_hold(dev_name(&qp->ibqp.device->dev),
+				     qp->ibqp.qp_num, prio, paused);
 	WRITE_ONCE(cc->pfc_paused, paused);
 	if (likely(!paused))
 		return false;

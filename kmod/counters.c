@@ -86,6 +86,7 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	struct vrnic_dev *vdev = to_vdev(ibdev);
 	int i;
 
+	vrnic_pfc_count_duration(vdev);
 	for (i = 0; i < VRNIC_NUM_COUNTERS; i++)
 		stats->value[i] = vrnic_counter_read(vdev, i);
 	return VRNIC_NUM_COUNTERS;

@@ -33,6 +33,7 @@
 
 #include "vrnic.h"
 #include "config.h"
+#include "trace.h"
 
 /*
  * Storm guard: a priority paused without a break for longer than this is
@@ -70,21 +71,62 @@ static u64 vrnic_pfc_quanta_ns(u16 quanta, u32 link_mbps)
 	return div_u64((u64)quanta * 512 * 1000, link_mbps ?: 10000);
 }
 
+/*
+ * rx_prio<N>_pause_duration counts the time the priority was paused, in
+ * microseconds, as it passes: a frame that renews a pause before it ends,
+ * or an XON that ends it early, must count neither the overlap nor the
+ * part that never happened.  Count what has passed of the pause up to
+ * @now; @pfc->lock held.
+ */
+static void vrnic_pfc_count(struct vrnic_dev *vdev, int prio, u64 now)
+{
+	struct vrnic_pfc *pfc = &vdev->pfc;
+	u64 end = min(now, pfc->until[prio]);
+
+	if (end > pfc->counted[prio])
+		vrnic_counter_add(vdev, VRNIC_CNT_RX_PRIO_PAUSE_DURATION + prio,
+				  div_u64(end, NSEC_PER_USEC) -
+				  div_u64(pfc->counted[prio], NSEC_PER_USEC));
+	pfc->counted[prio] = max(pfc->counted[prio], now);
+}
+
+/**
+ * vrnic_pfc_count_duration - bring the pause durations up to now
+ * @vdev: the device whose port counters are about to be read
+ */
+void vrnic_pfc_count_duration(struct vrnic_dev *vdev)
+{
+	u64 now = ktime_get_ns();
+	int p;
+
+	spin_lock_bh(&vdev->pfc.lock);
+	for (p = 0; p < VRNIC_NUM_PRIO; p++)
+		vrnic_pfc_count(vdev, p, now);
+	spin_unlock_bh(&vdev->pfc.lock);
+}
+
 /* Apply one priority's quanta; @pfc->lock held. */
 static void vrnic_pfc_apply(struct vrnic_dev *vdev, int prio, u16 quanta,
 			    u64 now)
 {
 	struct vrnic_pfc *pfc = &vdev->pfc;
+	bool storm_hit = false;
 	u64 ns, storm, until;
 
+	vrnic_pfc_count(vdev, prio, now);
 	if (!quanta) {
 		/* XON: resume now; the paused requesters poll (cc.c). */
 		WRITE_ONCE(pfc->until[prio], 0);
 		pfc->since[prio] = 0;
+		trace_vrnic_pfc_frame(dev_name(&vdev->ibdev.dev), prio, 0, 0,
+				      false, false);
 		return;
 	}
-	if (now < pfc->storm_until[prio])
+	if (now < pfc->storm_until[prio]) {
+		trace_vrnic_pfc_frame(dev_name(&vdev->ibdev.dev), prio, quanta,
+				      0, false, true);
 		return;
+	}
 	if (!pfc->since[prio] || READ_ONCE(pfc->until[prio]) < now)
 		pfc->since[prio] = now;	/* a new, unbroken pause */
 	ns = vrnic_pfc_quanta_ns(quanta, READ_ONCE(pfc_quanta_mbps) ?:
@@ -100,11 +142,12 @@ static void vrnic_pfc_apply(struct vrnic_dev *vdev, int prio, u16 quanta,
 		pfc->storm_until[prio] = until + storm;
 		pfc->since[prio] = 0;
 		vrnic_counter_inc(vdev, VRNIC_CNT_RX_PAUSE_STORM);
+		storm_hit = true;
 	}
+	trace_vrnic_pfc_frame(dev_name(&vdev->ibdev.dev), prio, quanta,
+			      until - now, storm_hit, false);
 	WRITE_ONCE(pfc->until[prio], until);
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PRIO_PAUSE + prio);
-	vrnic_counter_add(vdev, VRNIC_CNT_RX_PRIO_PAUSE_DURATION + prio,
-			  div_u64(until - now, NSEC_PER_USEC));
 }
 
 static int vrnic_pfc_rcv(struct sk_buff *skb, struct net_device *ndev,

@@ -149,6 +149,54 @@ TRACE_EVENT(vrnic_cc_params,
 		      __entry->clamp_after)
 );
 
+/*
+ * vrnic:vrnic_pfc_frame - what a received PFC or PAUSE frame did to one
+ * priority of a device (pfc.c): paused it for PAUSE_NS (the quanta at the
+ * link's speed, cut short by the storm guard when STORM is set), resumed
+ * it (XON: pause_ns 0), or nothing, because the storm guard ignores the
+ * priority's frames for now (IGNORED).
+ */
+TRACE_EVENT(vrnic_pfc_frame,
+	    TP_PROTO(const char *dev, u8 prio, u16 quanta, u64 pause_ns,
+		     bool storm, bool ignored),
+	    TP_ARGS(dev, prio, quanta, pause_ns, storm, ignored),
+	    TP_STRUCT__entry(__string(dev, dev)
+			     __field(u8, prio)
+			     __field(u16, quanta)
+			     __field(u64, pause_ns)
+			     __field(bool, storm)
+			     __field(bool, ignored)),
+	    TP_fast_assign(__assign_str(dev, dev);
+			   __entry->prio = prio;
+			   __entry->quanta = quanta;
+			   __entry->pause_ns = pause_ns;
+			   __entry->storm = storm;
+			   __entry->ignored = ignored;),
+	    TP_printk("dev=%s prio=%u quanta=%u pause_ns=%llu storm=%d ignored=%d",
+		      __get_str(dev), __entry->prio, __entry->quanta,
+		      __entry->pause_ns, __entry->storm, __entry->ignored)
+);
+
+/*
+ * vrnic:vrnic_pfc_hold - a QP's sender found its priority paused (HELD)
+ * or, after that, not paused any more: the stall a pause caused, as the
+ * QP saw it, is the time between the two events.
+ */
+TRACE_EVENT(vrnic_pfc_hold,
+	    TP_PROTO(const char *dev, u32 qpn, u8 prio, bool held),
+	    TP_ARGS(dev, qpn, prio, held),
+	    TP_STRUCT__entry(__string(dev, dev)
+			     __field(u32, qpn)
+			     __field(u8, prio)
+			     __field(bool, held)),
+	    TP_fast_assign(__assign_str(dev, dev);
+			   __entry->qpn = qpn;
+			   __entry->prio = prio;
+			   __entry->held = held;),
+	    TP_printk("dev=%s qpn=%u prio=%u held=%d", __get_str(dev),
+		      __entry->qpn, __entry->prio, __entry->held)
+);
+
 #endif /* VRNIC_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

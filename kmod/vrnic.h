@@ -94,10 +94,13 @@ struct vrnic_config;	/* config.h: QoS and DCQCN settings (netlink) */
  * struct vrnic_pfc - PFC/PAUSE frames received on the bound netdev (pfc.c)
  * @pt: the ETH_P_PAUSE handler on that netdev
  * @lock: serialises frame handlers (frames may arrive on several CPUs)
+ *	and the counter reader (process context: it takes @lock with BHs off)
  * @until: per priority, when its pause ends (ktime_get_ns(), 0: none);
  *	written under @lock, read locklessly by the requesters
  * @since: per priority, start of the current unbroken pause; @lock
  * @storm_until: per priority, frames are ignored until then; @lock
+ * @counted: per priority, the time up to which rx_prio<N>_pause_duration
+ *	has counted the pause; @lock
  */
 struct vrnic_pfc {
 	struct packet_type pt;
@@ -105,6 +108,7 @@ struct vrnic_pfc {
 	u64 until[8];
 	u64 since[8];
 	u64 storm_until[8];
+	u64 counted[8];
 };
 
 /**
@@ -238,6 +242,7 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 void vrnic_pfc_start(struct vrnic_dev *vdev);
 void vrnic_pfc_stop(struct vrnic_dev *vdev);
 u64 vrnic_pfc_paused_until(struct vrnic_dev *vdev, u32 prio);
+void vrnic_pfc_count_duration(struct vrnic_dev *vdev);
 
 /* net.c */
 int vrnic_udp_get(struct vrnic_dev *vdev);
