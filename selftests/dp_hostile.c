@@ -145,13 +145,21 @@ out:
 	return err ? err : fd;
 }
 
-/* The widen module (selftests/widen), or NULL if it was not built. */
+/*
+ * The widen module (selftests/widen), or NULL if it was not built:
+ * $VRNIC_WIDEN_KO when the guest runs another kernel than the one
+ * selftests/widen is built for (selftests/vm/debug-kernel.sh).
+ */
 static const char *hs_widen_ko(void)
 {
 	static char path[512];
+	const char *ko = getenv("VRNIC_WIDEN_KO");
 
-	snprintf(path, sizeof(path), "%s/selftests/widen/vrnic_widen.ko",
-		 getenv("VRNIC_REPO") ?: ".");
+	if (ko && *ko)
+		snprintf(path, sizeof(path), "%s", ko);
+	else
+		snprintf(path, sizeof(path), "%s/selftests/widen/vrnic_widen.ko",
+			 getenv("VRNIC_REPO") ?: ".");
 	return access(path, R_OK) ? NULL : path;
 }
 

@@ -164,6 +164,9 @@ write_job() {
 		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
 		printf 'VRNIC_TEST_TIMEOUT_FACTOR=%q\n' "${VRNIC_TEST_TIMEOUT_FACTOR:-1}"
 		printf 'export VRNIC_STRESS_SCALE=%q\n' "${VRNIC_STRESS_SCALE:-1}"
+		# The race-widening test module (selftests/widen) built for the
+		# guest's kernel, when that is not the Debian one (debug-kernel.sh).
+		[[ -n ${VRNIC_WIDEN_KO:-} ]] && printf 'export VRNIC_WIDEN_KO=%q\n' "$VRNIC_WIDEN_KO"
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
 		printf 'VRNIC_VM_MODDIR=%q\n' "${MODROOT:+$MODDIR}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
