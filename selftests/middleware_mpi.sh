@@ -5,19 +5,20 @@
 #
 # middleware_mpi: the MPI stack over vrnic between two "hosts" (namespaces
 # A and B over a veth pair, vrnic0 and vrnic1), as an admin would set it
-# up; all of it fails today, so this file is in selftests/known-failures:
+# up, with no setting beyond what docs/admin-guide.md lists:
 #  - UCX (UCX_NET_DEVICES=vrnicN:1, UCX_IB_GID_INDEX of the IPv4 RoCE v2
 #    GID, UCX_TLS=rc_verbs,ud_verbs: rc_verbs carries the data and UCX sets
 #    up its connections over ud_verbs, no other transport will do, "no
-#    auxiliary transport" with tcp): ucx_perftest aborts with "UD endpoint
-#    ...: unhandled timeout error"; the port counters (printed) show a
-#    handful of packets each way and drop_unknown_qp;
+#    auxiliary transport" with tcp): ucx_perftest tag_lat and tag_bw.
+#    ud_verbs needs the IPv4/IPv6 flag of UD completions in wc.sl (kmod/cq.c);
 #  - libfabric reliable datagrams (ofi_rxm over verbs, what MPI uses):
-#    fi_pingpong -e rdm: fi_enable() fails with EINVAL on the server;
+#    fi_pingpong -e rdm, whose fi_enable() opens a CQ of 256 Ki entries
+#    (max_cqe, kmod/params.h);
 #  - Open MPI, one rank per namespace (the second rank's daemon started
 #    through a plm_rsh_agent that enters the other namespace), a ping-pong
 #    that checks every byte: with pml ucx (UCX as above) and with pml cm +
-#    mtl ofi ("verbs;ofi_rxm": fi_domain fails).
+#    mtl ofi ("verbs;ofi_rxm").
+# The port counters are printed at the end.
 # What works (qperf, libfabric msg endpoints) is in middleware.sh.
 
 # shellcheck source=selftests/lib/ktap.sh
