@@ -22,6 +22,14 @@ namespace libctl {
 
 std::string Error::message() const {
     std::string reason = extack.empty() ? std::string(std::strerror(err)) : extack;
+    if (err == ERANGE && range_min && range_max)
+        reason =
+            "value out of range " + std::to_string(*range_min) + ".." + std::to_string(*range_max);
+    else if (extack.empty() && miss_type >= 0)
+        reason = "required attribute " + std::to_string(miss_type) + " missing";
+    // Unless the kernel's own message names the attribute already.
+    if (!attr_name.empty() && reason.compare(0, attr_name.size(), attr_name) != 0)
+        reason = attr_name + ": " + reason;
     if (context.empty())
         return reason;
     return context + ": " + reason;
@@ -284,6 +292,31 @@ std::vector<const nlattr*> Attrs::nested_list(int attr) const {
 
 // ---- errors and the request loop ---------------------------------------------
 
+std::vector<int> attr_path(const nlmsghdr* request, size_t hdrlen, uint32_t offset) {
+    std::vector<int> path;
+    size_t pos = NLMSG_HDRLEN + NLMSG_ALIGN(hdrlen);
+    size_t end = request->nlmsg_len;
+    const auto* base = reinterpret_cast<const unsigned char*>(request);
+    // Descend into the attribute that contains @offset, level by level.
+    while (pos + NLA_HDRLEN <= end) {
+        const auto* a = reinterpret_cast<const nlattr*>(base + pos);
+        if (a->nla_len < NLA_HDRLEN || pos + a->nla_len > end)
+            break;
+        if (offset >= pos + NLA_ALIGN(a->nla_len)) {
+            pos += NLA_ALIGN(a->nla_len);
+            continue;
+        }
+        if (offset < pos)
+            break;
+        path.push_back(a->nla_type & NLA_TYPE_MASK);
+        if (offset == pos)
+            return path;
+        end = pos + a->nla_len;
+        pos += NLA_HDRLEN;
+    }
+    return {};
+}
+
 namespace {
 
 // Offset of the extack TLVs inside an NLMSG_ERROR payload.
@@ -293,7 +326,21 @@ size_t nlmsgerr_tlv_offset(const nlmsghdr* nlh, const nlmsgerr* e) {
     return NLMSG_ALIGN(sizeof(e->error) + e->msg.nlmsg_len);
 }
 
-// Fills extack and bad_attr from TLVs at @p tlv of @p len bytes.
+// The range of the policy entry in NLMSGERR_ATTR_POLICY, when it has one.
+void parse_policy(Error& err, const nlattr* pol) {
+    nlattr* tb[NL_POLICY_TYPE_ATTR_MAX + 1] = {};
+    if (nla_parse_nested(tb, NL_POLICY_TYPE_ATTR_MAX, const_cast<nlattr*>(pol), nullptr) < 0)
+        return;
+    const nlattr* lo = tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U];
+    const nlattr* hi = tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U];
+    if (lo && hi && nla_len(lo) == 8 && nla_len(hi) == 8) {
+        err.range_min = nla_get_u64(const_cast<nlattr*>(lo));
+        err.range_max = nla_get_u64(const_cast<nlattr*>(hi));
+    }
+}
+
+// Fills extack, bad_attr, the policy range and the missing attribute from
+// TLVs at @p tlv of @p len bytes.
 void parse_ext_ack(Error& err, const unsigned char* tlv, size_t len, const nlmsghdr* request) {
     const nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
     auto* head = reinterpret_cast<nlattr*>(const_cast<unsigned char*>(tlv));
@@ -310,8 +357,13 @@ void parse_ext_ack(Error& err, const unsigned char* tlv, size_t len, const nlmsg
             const auto* bad =
                 reinterpret_cast<const nlattr*>(reinterpret_cast<const char*>(request) + off);
             err.bad_attr = bad->nla_type & NLA_TYPE_MASK;
+            err.bad_attr_offset = off;
         }
     }
+    if (const nlattr* p = tb[NLMSGERR_ATTR_POLICY])
+        parse_policy(err, p);
+    if (const nlattr* t = tb[NLMSGERR_ATTR_MISS_TYPE]; t && nla_len(t) >= 4)
+        err.miss_type = static_cast<int>(nla_get_u32(const_cast<nlattr*>(t)));
 }
 
 } // namespace

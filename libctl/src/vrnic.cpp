@@ -345,6 +345,43 @@ bool Qos::operator==(const Qos& o) const {
     return trust == o.trust && dscp2prio == o.dscp2prio && params_equal(qos_params(), *this, o);
 }
 
+template <typename S> static std::string param_name(const std::vector<Param<S>>& ps, int attr) {
+    for (const auto& p : ps)
+        if (p.attr == attr)
+            return p.name;
+    return "";
+}
+
+std::string attr_name(const std::vector<int>& path) {
+    if (path.size() < 2)
+        return "";
+    switch (path[0]) {
+    case VRNIC_ATTR_LIMITS:
+        return param_name(limits_params(), path[1]);
+    case VRNIC_ATTR_DCQCN:
+        return param_name(dcqcn_params(), path[1]);
+    case VRNIC_ATTR_QOS:
+        break;
+    default:
+        return "";
+    }
+    switch (path[1]) {
+    case VRNIC_QOS_ATTR_TRUST:
+        return "trust";
+    case VRNIC_QOS_ATTR_PRIO2TC:
+        return "prio2tc";
+    case VRNIC_QOS_ATTR_DSCP2PRIO:
+        // {DSCP2PRIO, entry, member}
+        if (path.size() >= 4 && path[3] == VRNIC_DSCP_MAP_ATTR_DSCP)
+            return "dscp2prio dscp";
+        if (path.size() >= 4 && path[3] == VRNIC_DSCP_MAP_ATTR_PRIO)
+            return "dscp2prio prio";
+        return "dscp2prio";
+    default:
+        return param_name(qos_params(), path[1]);
+    }
+}
+
 std::string trust_name(uint8_t trust) {
     switch (trust) {
     case VRNIC_TRUST_PCP:
@@ -641,17 +678,27 @@ Result<Dcqcn> Vrnic::dcqcn(const std::string& dev) {
     return get_one<Dcqcn>(VRNIC_CMD_DCQCN_GET, dev, "dcqcn", parse_dcqcn);
 }
 
+// Sends a SET; a rejection names the parameter the kernel blamed.
+static Status transact_set(Socket& sk, Message& m, const std::string& context) {
+    Status st = sk.transact(m, context);
+    if (st || !st.error().bad_attr_offset)
+        return st;
+    Error e = st.error();
+    e.attr_name = attr_name(attr_path(m.header(), GENL_HDRLEN, e.bad_attr_offset));
+    return e;
+}
+
 Status Vrnic::set_limits(const std::string& dev, const Limits& l) {
     Message m = build_limits_set(family_.id, dev, l);
-    return sk_.transact(m, "set limits of " + dev);
+    return transact_set(sk_, m, "set limits of " + dev);
 }
 Status Vrnic::set_qos(const std::string& dev, const Qos& q) {
     Message m = build_qos_set(family_.id, dev, q);
-    return sk_.transact(m, "set qos of " + dev);
+    return transact_set(sk_, m, "set qos of " + dev);
 }
 Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
     Message m = build_dcqcn_set(family_.id, dev, d);
-    return sk_.transact(m, "set dcqcn of " + dev);
+    return transact_set(sk_, m, "set dcqcn of " + dev);
 }
 
 Result<std::vector<Gid>> Vrnic::gids(const std::optional<std::string>& dev) {

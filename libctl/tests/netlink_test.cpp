@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <linux/genetlink.h>
 #include <netlink/attr.h>
 #include <netlink/errno.h>
 #include <netlink/msg.h>
@@ -23,8 +24,10 @@ Message nldev_reply(int cmd) {
 }
 
 // Appends @p tlvs (raw attributes) after an NLMSG_ERROR payload.
+// @p tlvs: further extack TLVs, already encoded.
 std::vector<uint8_t> make_error_msg(int error, const nlmsghdr* orig, bool capped,
-                                    const std::string& ext_msg, int offs = -1) {
+                                    const std::string& ext_msg, int offs = -1,
+                                    const std::vector<uint8_t>& tlvs = {}) {
     std::vector<uint8_t> buf(4096, 0);
     auto* nlh = reinterpret_cast<nlmsghdr*>(buf.data());
     nlh->nlmsg_type = NLMSG_ERROR;
@@ -52,9 +55,28 @@ std::vector<uint8_t> make_error_msg(int error, const nlmsghdr* orig, bool capped
         uint32_t o = static_cast<uint32_t>(offs);
         put(NLMSGERR_ATTR_OFFS, &o, sizeof(o));
     }
+    std::memcpy(buf.data() + len, tlvs.data(), tlvs.size());
+    len += tlvs.size();
+    if (!tlvs.empty())
+        nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
     nlh->nlmsg_len = static_cast<uint32_t>(len);
     buf.resize(len);
     return buf;
+}
+
+// One encoded attribute (or a nest of @p inner).
+std::vector<uint8_t> tlv(uint16_t type, const void* data, size_t len) {
+    std::vector<uint8_t> out(NLA_ALIGN(NLA_HDRLEN + len), 0);
+    auto* a = reinterpret_cast<nlattr*>(out.data());
+    a->nla_type = type;
+    a->nla_len = static_cast<uint16_t>(NLA_HDRLEN + len);
+    std::memcpy(out.data() + NLA_HDRLEN, data, len);
+    return out;
+}
+
+std::vector<uint8_t> operator+(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
 }
 
 } // namespace
@@ -206,6 +228,47 @@ TEST(Extack, ErrorWithoutExtackUsesStrerror) {
     EXPECT_EQ(st.error().err, EPERM);
     EXPECT_TRUE(st.error().extack.empty());
     EXPECT_EQ(st.error().message(), std::string("set limits: ") + std::strerror(EPERM));
+}
+
+TEST(Extack, PolicyRangeAndBlamedAttribute) {
+    Message req = Message::genl(0x20, 6, 1, 0);
+    req.put_string(2, "vrnic0");
+    req.begin_nest(7).put_u32(3, 9);
+    uint32_t off = static_cast<uint32_t>(req.header()->nlmsg_len);
+    req.put_u32(7, 16).end_nest();
+    ASSERT_TRUE(req.status());
+    uint64_t lo = 0, hi = 15;
+    auto pol =
+        tlv(NL_POLICY_TYPE_ATTR_MIN_VALUE_U, &lo, 8) + tlv(NL_POLICY_TYPE_ATTR_MAX_VALUE_U, &hi, 8);
+    auto buf =
+        make_error_msg(-ERANGE, req.header(), true, "integer out of range", static_cast<int>(off),
+                       tlv(NLMSGERR_ATTR_POLICY | NLA_F_NESTED, pol.data(), pol.size()));
+    auto* nlh = reinterpret_cast<nlmsghdr*>(buf.data());
+    // parse_nlmsgerr() has no request: the attribute is resolved by offset.
+    auto st = parse_nlmsgerr(nlh, "set dcqcn of vrnic0");
+    ASSERT_FALSE(st);
+    Error e = st.error();
+    EXPECT_EQ(e.err, ERANGE);
+    EXPECT_EQ(e.bad_attr_offset, 0u);
+    ASSERT_TRUE(e.range_min && e.range_max);
+    EXPECT_EQ(*e.range_min, 0u);
+    EXPECT_EQ(*e.range_max, 15u);
+    EXPECT_EQ(e.message(), "set dcqcn of vrnic0: value out of range 0..15");
+    e.attr_name = "rpg_gd";
+    EXPECT_EQ(e.message(), "set dcqcn of vrnic0: rpg_gd: value out of range 0..15");
+    EXPECT_EQ(attr_path(req.header(), GENL_HDRLEN, off), (std::vector<int>{7, 7}));
+    EXPECT_TRUE(attr_path(req.header(), GENL_HDRLEN, off + 2).empty());
+}
+
+TEST(Extack, MissingAttributeIsNamedByType) {
+    Message req = Message::genl(0x20, 6, 1, 0);
+    uint32_t type = 2;
+    auto buf =
+        make_error_msg(-EINVAL, req.header(), true, "", -1, tlv(NLMSGERR_ATTR_MISS_TYPE, &type, 4));
+    auto st = parse_nlmsgerr(reinterpret_cast<nlmsghdr*>(buf.data()), "set");
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().miss_type, 2);
+    EXPECT_EQ(st.error().message(), "set: required attribute 2 missing");
 }
 
 TEST(Extack, AckIsSuccess) {

@@ -258,3 +258,15 @@ TEST(Rtnl, AddRequestCarriesAddress) {
     ASSERT_TRUE(d);
     EXPECT_EQ(d->header()->nlmsg_type, RTM_DELADDR);
 }
+
+TEST(Vrnic, BlamedAttributeNamesTheParameter) {
+    EXPECT_EQ(attr_name({VRNIC_ATTR_DCQCN, VRNIC_DCQCN_ATTR_RPG_GD}), "rpg_gd");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_LIMITS, VRNIC_LIMITS_ATTR_MAX_QP}), "max_qp");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_QOS, VRNIC_QOS_ATTR_CNP_PRIO}), "cnp_prio");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_QOS, VRNIC_QOS_ATTR_TRUST}), "trust");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_QOS, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_ENTRY,
+                         VRNIC_DSCP_MAP_ATTR_PRIO}),
+              "dscp2prio prio");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_DEV_NAME}), "");
+    EXPECT_EQ(attr_name({VRNIC_ATTR_LIMITS, 200}), "");
+}

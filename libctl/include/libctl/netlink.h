@@ -94,6 +94,11 @@ private:
     std::vector<nlattr*> tb_;
 };
 
+/// The types of the attributes from the top level of @p request (after a
+/// @p hdrlen byte family header) down to the one at byte @p offset,
+/// outermost first; empty when no attribute starts there.
+std::vector<int> attr_path(const nlmsghdr* request, size_t hdrlen, uint32_t offset);
+
 /// Decodes an NLMSG_ERROR (or an NLMSG_DONE carrying an error) into an
 /// Error, including the NLMSGERR_ATTR_MSG extack text and the offending
 /// attribute when the kernel sent them.  Returns ok() for an ACK (error 0).

@@ -4,6 +4,8 @@
 // never exits.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -11,16 +13,27 @@
 namespace libctl {
 
 /// Why an operation failed: a positive errno plus a human-readable reason.
-/// When the kernel attached an extended ACK message, it is kept separately
-/// so callers can show it verbatim.
+/// When the kernel attached an extended ACK, its message is kept separately
+/// so callers can show it verbatim, and its machine-readable parts (the
+/// attribute blamed, the policy it broke, a missing attribute) beside it.
 struct Error {
-    int err = 0;         ///< positive errno value (EINVAL, ENODEV, ...)
-    std::string context; ///< what we were doing ("get device vrnic0")
-    std::string extack;  ///< kernel extack text, empty when none was sent
-    int bad_attr = -1;   ///< attribute type the kernel blamed, -1 if unknown
+    int err = 0;                  ///< positive errno value (EINVAL, ENODEV, ...)
+    std::string context;          ///< what we were doing ("get device vrnic0")
+    std::string extack;           ///< kernel extack text, empty when none was sent
+    int bad_attr = -1;            ///< attribute type the kernel blamed, -1 if unknown
+    uint32_t bad_attr_offset = 0; ///< its offset in the request (NLMSGERR_ATTR_OFFS), 0 if none
+    int miss_type = -1;           ///< NLMSGERR_ATTR_MISS_TYPE: a required attribute absent
+    /// The range of the policy the blamed attribute broke
+    /// (NLMSGERR_ATTR_POLICY: NL_POLICY_TYPE_ATTR_MIN/MAX_VALUE_U).
+    std::optional<uint64_t> range_min, range_max;
+    /// The blamed attribute as the user names it ("rpg_gd"); set by the
+    /// client that built the request, empty when unknown.
+    std::string attr_name;
 
-    /// "context: extack" when the kernel explained itself, otherwise
-    /// "context: strerror(err)".
+    /// "context: [attr_name: ]reason" (attr_name unless the reason starts
+    /// with it), the reason being "value out of
+    /// range MIN..MAX" for a policy range, otherwise the kernel's message,
+    /// otherwise the missing attribute or strerror(err).
     std::string message() const;
 };
 

@@ -75,6 +75,11 @@ const std::vector<Param<Qos>>& qos_params();
 template <typename S>
 const Param<S>* find_param(const std::vector<Param<S>>& params, const std::string& name);
 
+/// The parameter a SET attribute path (as attr_path() finds it: object
+/// nest first) stands for, as rdmactl and the JSON name it ("rpg_gd",
+/// "dscp2prio prio"); empty when the path names no parameter.
+std::string attr_name(const std::vector<int>& path);
+
 std::string trust_name(uint8_t trust);
 std::optional<uint8_t> trust_from_name(const std::string& name);
 
