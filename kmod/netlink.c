@@ -2,12 +2,10 @@
 /*
  * vrnic: the "vrnic" generic netlink family (uapi/vrnic.h, docs/netlink.md).
  *
- * Value ranges live in the nested policies below.  The object nests are
- * parsed here rather than by the genetlink core so that a rejected value
- * can be reported with a message naming the attribute ("max_qp below 1"):
- * vrnic_parse_nest() turns the core's generic complaint into one.  Rules
- * that span attributes are checked by one precheck function per object, on
- * the merged result, before anything changes.
+ * Value ranges live in the policies below, nests included, and the
+ * genetlink core checks them and explains a rejection itself.  Rules the
+ * policies cannot express are checked by one precheck function per
+ * object, on the merged result, before anything changes.
  *
  * Visibility: a device is visible to a caller exactly when "rdma dev" in
  * the caller's network namespace shows it (rdma_dev_access_netns(): every
@@ -15,7 +13,6 @@
  * Notifications go to the device's RDMA namespace (init_net in shared mode).
  */
 
-#include <linux/stringify.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/ipv6.h>
@@ -58,45 +55,15 @@ const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
 	[VRNIC_QP_CNT_PFC_PAUSED] = "pfc_paused",
 };
 
-/* ---- Policies and the messages that explain their rejections ---- */
+/* ---- Policies ---- */
 
-/**
- * struct vrnic_attr_desc - how to name an attribute in an error message
- * @below: message for a value under the policy's minimum
- * @above: message for a value over the policy's maximum
- * @bad: message for a wrong type or length; NULL: unknown attribute
- * @entry: for an array nest, the description of its members
+/*
+ * Each value range is written once, here, from the constants of
+ * uapi/vrnic.h: the core checks it when the request arrives (strictly,
+ * nests included), rejects it with -ERANGE and an extack that points at
+ * the attribute and carries this policy entry (NLMSGERR_ATTR_POLICY), and
+ * reports it to CTRL_CMD_GETPOLICY.
  */
-struct vrnic_attr_desc {
-	const char *below;
-	const char *above;
-	const char *bad;
-	const struct vrnic_nest_desc *entry;
-};
-
-/**
- * struct vrnic_nest_desc - a nested policy and its error messages
- * @policy: the policy, @maxtype + 1 entries
- * @attrs: the messages, @maxtype + 1 entries
- * @maxtype: the highest attribute type
- * @unknown: message for an attribute type the policy does not know
- */
-struct vrnic_nest_desc {
-	const struct nla_policy *policy;
-	const struct vrnic_attr_desc *attrs;
-	unsigned int maxtype;
-	const char *unknown;
-};
-
-/* @name: the attribute's name as bare words; @lo, @hi: strings */
-#define VRNIC_DESC(name, lo, hi) {					\
-	.below = #name " below " lo,					\
-	.above = #name " above " hi,					\
-	.bad = #name " malformed",					\
-}
-
-#define VRNIC_DESC_ANY(name)	{ .bad = #name " malformed" }
-
 #define VRNIC_RANGE(var, lo, hi)					\
 	static struct netlink_range_validation var = {		\
 		.min = (lo), .max = (hi),				\
@@ -110,7 +77,7 @@ VRNIC_RANGE(vrnic_range_max_srq, 1, VRNIC_CAP_MAX_SRQ);
 VRNIC_RANGE(vrnic_range_max_ah, 1, VRNIC_CAP_MAX_AH);
 VRNIC_RANGE(vrnic_range_max_qp_wr, 1, VRNIC_CAP_MAX_QP_WR);
 VRNIC_RANGE(vrnic_range_max_cqe, 1, VRNIC_CAP_MAX_CQE);
-VRNIC_RANGE(vrnic_range_max_mr_size, SZ_4K, U64_MAX);
+VRNIC_RANGE(vrnic_range_max_mr_size, VRNIC_MIN_MAX_MR_SIZE, U64_MAX);
 VRNIC_RANGE(vrnic_range_time, 1, VRNIC_DCQCN_TIME_MAX);
 VRNIC_RANGE(vrnic_range_time0, 0, VRNIC_DCQCN_TIME_MAX);
 VRNIC_RANGE(vrnic_range_rate, 1, VRNIC_DCQCN_RATE_MAX);
@@ -143,69 +110,37 @@ static const struct nla_policy vrnic_limits_policy[VRNIC_LIMITS_ATTR_MAX + 1] = 
 		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_CAP_MAX_QP_RD_ATOM),
 };
 
-static const struct vrnic_attr_desc vrnic_limits_attrs[VRNIC_LIMITS_ATTR_MAX + 1] = {
-	[VRNIC_LIMITS_ATTR_MAX_QP] =
-		VRNIC_DESC(max_qp, "1", __stringify(VRNIC_CAP_MAX_QP)),
-	[VRNIC_LIMITS_ATTR_MAX_CQ] =
-		VRNIC_DESC(max_cq, "1", __stringify(VRNIC_CAP_MAX_CQ)),
-	[VRNIC_LIMITS_ATTR_MAX_MR] =
-		VRNIC_DESC(max_mr, "1", __stringify(VRNIC_CAP_MAX_MR)),
-	[VRNIC_LIMITS_ATTR_MAX_PD] =
-		VRNIC_DESC(max_pd, "1", __stringify(VRNIC_CAP_MAX_PD)),
-	[VRNIC_LIMITS_ATTR_MAX_SRQ] =
-		VRNIC_DESC(max_srq, "1", __stringify(VRNIC_CAP_MAX_SRQ)),
-	[VRNIC_LIMITS_ATTR_MAX_AH] =
-		VRNIC_DESC(max_ah, "1", __stringify(VRNIC_CAP_MAX_AH)),
-	[VRNIC_LIMITS_ATTR_MAX_QP_WR] =
-		VRNIC_DESC(max_qp_wr, "1", __stringify(VRNIC_CAP_MAX_QP_WR)),
-	[VRNIC_LIMITS_ATTR_MAX_CQE] =
-		VRNIC_DESC(max_cqe, "1", __stringify(VRNIC_CAP_MAX_CQE)),
-	[VRNIC_LIMITS_ATTR_MAX_SGE] =
-		VRNIC_DESC(max_sge, "1", __stringify(VRNIC_CAP_MAX_SGE)),
-	[VRNIC_LIMITS_ATTR_MAX_INLINE_DATA] =
-		VRNIC_DESC(max_inline_data, "0",
-			   __stringify(VRNIC_CAP_MAX_INLINE_DATA)),
-	[VRNIC_LIMITS_ATTR_MAX_MR_SIZE] =
-		VRNIC_DESC(max_mr_size, "4096", "2^64-1"),
-	[VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM] =
-		VRNIC_DESC(max_qp_rd_atom, "1",
-			   __stringify(VRNIC_CAP_MAX_QP_RD_ATOM)),
-};
-
-static const struct vrnic_nest_desc vrnic_limits_desc = {
-	.policy = vrnic_limits_policy,
-	.attrs = vrnic_limits_attrs,
-	.maxtype = VRNIC_LIMITS_ATTR_MAX,
-	.unknown = "unknown limits attribute",
-};
-
 static const struct nla_policy vrnic_dscp_map_policy[VRNIC_DSCP_MAP_ATTR_MAX + 1] = {
 	[VRNIC_DSCP_MAP_ATTR_DSCP] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_DSCP - 1),
 	[VRNIC_DSCP_MAP_ATTR_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
 };
 
-static const struct vrnic_attr_desc vrnic_dscp_map_attrs[VRNIC_DSCP_MAP_ATTR_MAX + 1] = {
-	[VRNIC_DSCP_MAP_ATTR_DSCP] = VRNIC_DESC(dscp2prio dscp, "0", "63"),
-	[VRNIC_DSCP_MAP_ATTR_PRIO] = VRNIC_DESC(dscp2prio prio, "0", "7"),
-};
+#define VRNIC_PRIO2TC_REMOVED \
+	"prio2tc removed: the netdev maps priorities to traffic classes"
 
-static const struct vrnic_nest_desc vrnic_dscp_map_desc = {
-	.policy = vrnic_dscp_map_policy,
-	.attrs = vrnic_dscp_map_attrs,
-	.maxtype = VRNIC_DSCP_MAP_ATTR_MAX,
-	.unknown = "unknown dscp2prio entry attribute",
+/*
+ * PRIO2TC was an array nest.  A bare NLA_REJECT would fail a nest sent
+ * with NLA_F_NESTED (as every client sent it) as "NLA_F_NESTED not
+ * expected" before reaching the reject: so it stays an array whose every
+ * member attribute is rejected with the reason, and the handler rejects
+ * an empty one (vrnic_qos_precheck()).
+ */
+static const struct nla_policy vrnic_tc_map_policy[VRNIC_TC_MAP_ATTR_MAX + 1] = {
+	[VRNIC_TC_MAP_ATTR_PRIO] = {
+		.type = NLA_REJECT,
+		.reject_message = VRNIC_PRIO2TC_REMOVED,
+	},
+	[VRNIC_TC_MAP_ATTR_TC] = {
+		.type = NLA_REJECT,
+		.reject_message = VRNIC_PRIO2TC_REMOVED,
+	},
 };
 
 static const struct nla_policy vrnic_qos_policy[VRNIC_QOS_ATTR_MAX + 1] = {
 	[VRNIC_QOS_ATTR_TRUST] = NLA_POLICY_MAX(NLA_U8, VRNIC_TRUST_MAX),
 	[VRNIC_QOS_ATTR_DSCP2PRIO] =
 		NLA_POLICY_NESTED_ARRAY(vrnic_dscp_map_policy),
-	/* removed: vrnic has no traffic classes, the netdev maps priorities */
-	[VRNIC_QOS_ATTR_PRIO2TC] = {
-		.type = NLA_REJECT,
-		.reject_message =
-			"prio2tc removed: the netdev maps priorities to traffic classes",
-	},
+	[VRNIC_QOS_ATTR_PRIO2TC] = NLA_POLICY_NESTED_ARRAY(vrnic_tc_map_policy),
 	[VRNIC_QOS_ATTR_PFC_EN] = { .type = NLA_U8 },
 	[VRNIC_QOS_ATTR_ECN_EN] = { .type = NLA_U8 },
 	[VRNIC_QOS_ATTR_TCLASS] = { .type = NLA_U8 },
@@ -213,37 +148,12 @@ static const struct nla_policy vrnic_qos_policy[VRNIC_QOS_ATTR_MAX + 1] = {
 	[VRNIC_QOS_ATTR_CNP_PRIO] = NLA_POLICY_MAX(NLA_U8, VRNIC_NUM_PRIO - 1),
 };
 
-static const struct vrnic_attr_desc vrnic_qos_attrs[VRNIC_QOS_ATTR_MAX + 1] = {
-	[VRNIC_QOS_ATTR_TRUST] = {
-		.above = "trust not pcp (0) or dscp (1)",
-		.bad = "trust malformed",
-	},
-	[VRNIC_QOS_ATTR_DSCP2PRIO] = {
-		.bad = "dscp2prio malformed",
-		.entry = &vrnic_dscp_map_desc,
-	},
-	[VRNIC_QOS_ATTR_PFC_EN] = VRNIC_DESC_ANY(pfc_en),
-	[VRNIC_QOS_ATTR_ECN_EN] = VRNIC_DESC_ANY(ecn_en),
-	[VRNIC_QOS_ATTR_TCLASS] = VRNIC_DESC_ANY(tclass),
-	[VRNIC_QOS_ATTR_CNP_DSCP] = VRNIC_DESC(cnp_dscp, "0", "63"),
-	[VRNIC_QOS_ATTR_CNP_PRIO] = VRNIC_DESC(cnp_prio, "0", "7"),
-};
-
-static const struct vrnic_nest_desc vrnic_qos_desc = {
-	.policy = vrnic_qos_policy,
-	.attrs = vrnic_qos_attrs,
-	.maxtype = VRNIC_QOS_ATTR_MAX,
-	.unknown = "unknown qos attribute",
-};
-
-#define VRNIC_TIME_DESC(name)	VRNIC_DESC(name, "1", "131071")
-#define VRNIC_RATE_DESC(name, lo) VRNIC_DESC(name, lo, "1000000")
-
 static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_time),
 	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = { .type = NLA_U32 },
-	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = NLA_POLICY_RANGE(NLA_U32, 1, 31),
+	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] =
+		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_DCQCN_THRESHOLD_MAX),
 	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
 	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] =
@@ -251,7 +161,8 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate),
 	[VRNIC_DCQCN_ATTR_RPG_GD] = NLA_POLICY_MAX(NLA_U32, VRNIC_DCQCN_GD_MAX),
-	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] =
+		NLA_POLICY_RANGE(NLA_U32, 1, VRNIC_DCQCN_MIN_DEC_FAC_MAX),
 	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vrnic_range_rate0),
 	[VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP] =
@@ -274,42 +185,6 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 		NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-static const struct vrnic_attr_desc vrnic_dcqcn_attrs[VRNIC_DCQCN_ATTR_MAX + 1] = {
-	[VRNIC_DCQCN_ATTR_RPG_TIME_RESET] = VRNIC_TIME_DESC(rpg_time_reset),
-	[VRNIC_DCQCN_ATTR_RPG_BYTE_RESET] = VRNIC_DESC_ANY(rpg_byte_reset),
-	[VRNIC_DCQCN_ATTR_RPG_THRESHOLD] = VRNIC_DESC(rpg_threshold, "1", "31"),
-	[VRNIC_DCQCN_ATTR_RPG_MAX_RATE] = VRNIC_RATE_DESC(rpg_max_rate, "0"),
-	[VRNIC_DCQCN_ATTR_RPG_AI_RATE] = VRNIC_RATE_DESC(rpg_ai_rate, "1"),
-	[VRNIC_DCQCN_ATTR_RPG_HAI_RATE] = VRNIC_RATE_DESC(rpg_hai_rate, "1"),
-	[VRNIC_DCQCN_ATTR_RPG_GD] = VRNIC_DESC(rpg_gd, "0", "15"),
-	[VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC] =
-		VRNIC_DESC(rpg_min_dec_fac, "1", "100"),
-	[VRNIC_DCQCN_ATTR_RPG_MIN_RATE] = VRNIC_RATE_DESC(rpg_min_rate, "0"),
-	[VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP] =
-		VRNIC_RATE_DESC(rate_to_set_on_first_cnp, "0"),
-	[VRNIC_DCQCN_ATTR_DCE_TCP_G] = VRNIC_DESC(dce_tcp_g, "1", "1024"),
-	[VRNIC_DCQCN_ATTR_DCE_TCP_RTT] = VRNIC_TIME_DESC(dce_tcp_rtt),
-	[VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD] =
-		VRNIC_TIME_DESC(rate_reduce_monitor_period),
-	[VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE] =
-		VRNIC_DESC(initial_alpha_value, "0", "1023"),
-	[VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS] =
-		VRNIC_DESC(min_time_between_cnps, "0", "131071"),
-	[VRNIC_DCQCN_ATTR_CNP_DSCP] = VRNIC_DESC(cnp_dscp, "0", "63"),
-	[VRNIC_DCQCN_ATTR_CNP_802P_PRIO] =
-		VRNIC_DESC(cnp_802p_prio, "0", "7"),
-	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE] = VRNIC_DESC(clamp_tgt_rate, "0", "1"),
-	[VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC] =
-		VRNIC_DESC(clamp_tgt_rate_after_time_inc, "0", "1"),
-};
-
-static const struct vrnic_nest_desc vrnic_dcqcn_desc = {
-	.policy = vrnic_dcqcn_policy,
-	.attrs = vrnic_dcqcn_attrs,
-	.maxtype = VRNIC_DCQCN_ATTR_MAX,
-	.unknown = "unknown dcqcn attribute",
-};
-
 /* Top level: GET, GID and STATS requests name at most a device. */
 static const struct nla_policy vrnic_get_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
@@ -320,164 +195,20 @@ static const struct nla_policy vrnic_qp_stats_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_QPN] = { .type = NLA_U32 },
 };
 
-/*
- * SET requests: the object nest is only checked to be a nest here and is
- * parsed with its own policy by the handler, see vrnic_parse_nest().
- */
 static const struct nla_policy vrnic_limits_set_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
-	[VRNIC_ATTR_LIMITS] = { .type = NLA_NESTED },
+	[VRNIC_ATTR_LIMITS] = NLA_POLICY_NESTED(vrnic_limits_policy),
 };
 
 static const struct nla_policy vrnic_qos_set_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
-	[VRNIC_ATTR_QOS] = { .type = NLA_NESTED },
+	[VRNIC_ATTR_QOS] = NLA_POLICY_NESTED(vrnic_qos_policy),
 };
 
 static const struct nla_policy vrnic_dcqcn_set_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
-	[VRNIC_ATTR_DCQCN] = { .type = NLA_NESTED },
+	[VRNIC_ATTR_DCQCN] = NLA_POLICY_NESTED(vrnic_dcqcn_policy),
 };
-
-/*
- * NL_SET_ERR_MSG_ATTR() for a message chosen at run time from the tables
- * above (string literals, so they outlive the request).
- */
-static void vrnic_set_err(struct netlink_ext_ack *extack,
-			  const struct nlattr *attr, const char *msg)
-{
-	if (!extack)
-		return;
-	extack->_msg = msg;
-	extack->bad_attr = attr;
-	extack->policy = NULL;
-}
-
-static bool vrnic_nla_contains(const struct nlattr *outer,
-			       const struct nlattr *inner)
-{
-	const void *start = outer, *end = (const void *)outer + outer->nla_len;
-
-	return (const void *)inner >= start && (const void *)inner < end;
-}
-
-static const char *vrnic_range_msg(const struct nlattr *nla,
-				   const struct nla_policy *pt,
-				   const struct vrnic_attr_desc *desc)
-{
-	u64 val, min = 0, max = U64_MAX;
-
-	switch (pt->type) {
-	case NLA_U8:
-		if (nla_len(nla) != sizeof(u8))
-			return desc->bad;
-		val = nla_get_u8(nla);
-		break;
-	case NLA_U32:
-		if (nla_len(nla) != sizeof(u32))
-			return desc->bad;
-		val = nla_get_u32(nla);
-		break;
-	case NLA_U64:
-		if (nla_len(nla) != sizeof(u64))
-			return desc->bad;
-		val = nla_get_u64(nla);
-		break;
-	default:
-		return desc->bad;
-	}
-
-	switch (pt->validation_type) {
-	case NLA_VALIDATE_RANGE:
-		min = pt->min;
-		max = pt->max;
-		break;
-	case NLA_VALIDATE_MIN:
-		min = pt->min;
-		break;
-	case NLA_VALIDATE_MAX:
-		max = pt->max;
-		break;
-	case NLA_VALIDATE_RANGE_PTR:
-		min = pt->range->min;
-		max = pt->range->max;
-		break;
-	default:
-		break;
-	}
-	if (val < min && desc->below)
-		return desc->below;
-	if (val > max && desc->above)
-		return desc->above;
-	return desc->bad;
-}
-
-/*
- * The core rejected something inside @nest and pointed extack->bad_attr at
- * it: replace its generic message with one naming the attribute.
- */
-static void vrnic_explain(const struct nlattr *nest,
-			  const struct vrnic_nest_desc *nd,
-			  struct netlink_ext_ack *extack)
-{
-	const struct nlattr *bad = extack->bad_attr, *nla, *entry;
-	const struct vrnic_attr_desc *desc;
-	int rem, erem, type;
-
-	if (!bad)
-		return;
-	nla_for_each_nested(nla, nest, rem) {
-		if (!vrnic_nla_contains(nla, bad))
-			continue;
-		type = nla_type(nla);
-		/*
-		 * A removed attribute.  The core checks NLA_F_NESTED before
-		 * NLA_REJECT, so a removed nest sent as a nest fails with
-		 * "NLA_F_NESTED not expected": give the policy's reason.
-		 */
-		if (type <= nd->maxtype &&
-		    nd->policy[type].type == NLA_REJECT) {
-			vrnic_set_err(extack, nla,
-				      nd->policy[type].reject_message);
-			return;
-		}
-		if (type > nd->maxtype || !nd->attrs[type].bad) {
-			vrnic_set_err(extack, nla, nd->unknown);
-			return;
-		}
-		desc = &nd->attrs[type];
-		if (bad == nla) {
-			vrnic_set_err(extack, nla,
-				      vrnic_range_msg(nla, &nd->policy[type],
-						      desc));
-			return;
-		}
-		if (!desc->entry)
-			return;
-		nla_for_each_nested(entry, nla, erem) {
-			if (!vrnic_nla_contains(entry, bad))
-				continue;
-			if (bad == entry)
-				vrnic_set_err(extack, entry, desc->bad);
-			else
-				vrnic_explain(entry, desc->entry, extack);
-			return;
-		}
-		return;
-	}
-}
-
-static int vrnic_parse_nest(struct nlattr **tb, const struct nlattr *nest,
-			    const struct vrnic_nest_desc *nd,
-			    struct netlink_ext_ack *extack)
-{
-	int err;
-
-	err = nla_parse_nested(tb, nd->maxtype, nest, nd->policy, extack);
-	if (err)
-		vrnic_explain(nest, nd, extack);
-	return err;
-}
 
 /* ---- Who may see what ---- */
 
@@ -554,24 +285,13 @@ static struct vrnic_dev *vrnic_genl_dev(const struct vrnic_viewer *who,
 	return ERR_PTR(-ENODEV);
 }
 
-static int vrnic_require(struct genl_info *info, int type, const char *msg)
-{
-	if (info->attrs[type])
-		return 0;
-	vrnic_set_err(info->extack, NULL, msg);
-	NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
-	return -EINVAL;
-}
-
 static struct vrnic_dev *vrnic_info_dev(struct sk_buff *skb,
 					struct genl_info *info)
 {
 	struct vrnic_viewer who = vrnic_viewer(skb);
-	int err;
 
-	err = vrnic_require(info, VRNIC_ATTR_DEV_NAME, "dev_name missing");
-	if (err)
-		return ERR_PTR(err);
+	if (GENL_REQ_ATTR_CHECK(info, VRNIC_ATTR_DEV_NAME))
+		return ERR_PTR(-EINVAL);
 	return vrnic_genl_dev(&who, info->attrs[VRNIC_ATTR_DEV_NAME],
 			      info->extack);
 }
@@ -1099,9 +819,8 @@ static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 want, qpn;
 	int err;
 
-	err = vrnic_require(info, VRNIC_ATTR_QPN, "qpn missing");
-	if (err)
-		return err;
+	if (GENL_REQ_ATTR_CHECK(info, VRNIC_ATTR_QPN))
+		return -EINVAL;
 	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
@@ -1207,14 +926,15 @@ static int vrnic_limits_set_doit(struct sk_buff *skb, struct genl_info *info)
 	bool changed;
 	int err;
 
-	err = vrnic_require(info, VRNIC_ATTR_LIMITS, "limits missing");
-	if (err)
-		return err;
+	if (GENL_REQ_ATTR_CHECK(info, VRNIC_ATTR_LIMITS))
+		return -EINVAL;
 	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
-	err = vrnic_parse_nest(tb, info->attrs[VRNIC_ATTR_LIMITS],
-			       &vrnic_limits_desc, info->extack);
+	/* validated with the policy already, by the core */
+	err = nla_parse_nested(tb, VRNIC_LIMITS_ATTR_MAX,
+			       info->attrs[VRNIC_ATTR_LIMITS],
+			       vrnic_limits_policy, info->extack);
 	if (err)
 		goto out_put;
 
@@ -1260,8 +980,9 @@ struct vrnic_map_req {
 };
 
 /*
- * Entries were range-checked by the policy already; check what spans
- * attributes: both members present, no key twice.
+ * Entries were range-checked by the policy already; check what the policy
+ * cannot express: both members present, no key twice, and no PRIO2TC at
+ * all (an empty one passes the policy).
  */
 static int vrnic_qos_precheck(struct nlattr **tb, struct vrnic_map_req *req,
 			      struct netlink_ext_ack *extack)
@@ -1272,33 +993,32 @@ static int vrnic_qos_precheck(struct nlattr **tb, struct vrnic_map_req *req,
 	u8 key;
 
 	memset(req, 0, sizeof(*req));
-	if (tb[VRNIC_QOS_ATTR_DSCP2PRIO]) {
-		nla_for_each_nested(entry, tb[VRNIC_QOS_ATTR_DSCP2PRIO], rem) {
-			err = nla_parse_nested(etb, VRNIC_DSCP_MAP_ATTR_MAX,
-					       entry, vrnic_dscp_map_policy,
-					       extack);
-			if (err)
-				return err;
-			if (!etb[VRNIC_DSCP_MAP_ATTR_DSCP]) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "dscp2prio entry without dscp");
-				return -EINVAL;
-			}
-			if (!etb[VRNIC_DSCP_MAP_ATTR_PRIO]) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "dscp2prio entry without prio");
-				return -EINVAL;
-			}
-			key = nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_DSCP]);
-			if (req->dscp_mask & BIT_ULL(key)) {
-				NL_SET_ERR_MSG_ATTR(extack, entry,
-						    "dscp2prio repeats a dscp");
-				return -EINVAL;
-			}
-			req->dscp_mask |= BIT_ULL(key);
-			req->dscp2prio[key] =
-				nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_PRIO]);
+	if (tb[VRNIC_QOS_ATTR_PRIO2TC]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[VRNIC_QOS_ATTR_PRIO2TC],
+				    VRNIC_PRIO2TC_REMOVED);
+		return -EINVAL;
+	}
+	if (!tb[VRNIC_QOS_ATTR_DSCP2PRIO])
+		return 0;
+	nla_for_each_nested(entry, tb[VRNIC_QOS_ATTR_DSCP2PRIO], rem) {
+		err = nla_parse_nested(etb, VRNIC_DSCP_MAP_ATTR_MAX, entry,
+				       vrnic_dscp_map_policy, extack);
+		if (err)
+			return err;
+		if (NL_REQ_ATTR_CHECK(extack, entry, etb,
+				      VRNIC_DSCP_MAP_ATTR_DSCP) ||
+		    NL_REQ_ATTR_CHECK(extack, entry, etb,
+				      VRNIC_DSCP_MAP_ATTR_PRIO))
+			return -EINVAL;
+		key = nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_DSCP]);
+		if (req->dscp_mask & BIT_ULL(key)) {
+			NL_SET_ERR_MSG_ATTR(extack,
+					    etb[VRNIC_DSCP_MAP_ATTR_DSCP],
+					    "dscp2prio repeats a dscp");
+			return -EINVAL;
 		}
+		req->dscp_mask |= BIT_ULL(key);
+		req->dscp2prio[key] = nla_get_u8(etb[VRNIC_DSCP_MAP_ATTR_PRIO]);
 	}
 	return 0;
 }
@@ -1389,21 +1109,22 @@ static int vrnic_cfg_set_doit(struct sk_buff *skb, struct genl_info *info)
 	bool changed = false;
 	int err;
 
-	err = vrnic_require(info, nest_type,
-			    is_qos ? "qos missing" : "dcqcn missing");
-	if (err)
-		return err;
+	if (GENL_REQ_ATTR_CHECK(info, nest_type))
+		return -EINVAL;
 	vdev = vrnic_info_dev(skb, info);
 	if (IS_ERR(vdev))
 		return PTR_ERR(vdev);
+	/* validated with the policy already, by the core */
 	if (is_qos) {
-		err = vrnic_parse_nest(qtb, info->attrs[nest_type],
-				       &vrnic_qos_desc, info->extack);
+		err = nla_parse_nested(qtb, VRNIC_QOS_ATTR_MAX,
+				       info->attrs[nest_type], vrnic_qos_policy,
+				       info->extack);
 		if (!err)
 			err = vrnic_qos_precheck(qtb, &req, info->extack);
 	} else {
-		err = vrnic_parse_nest(dtb, info->attrs[nest_type],
-				       &vrnic_dcqcn_desc, info->extack);
+		err = nla_parse_nested(dtb, VRNIC_DCQCN_ATTR_MAX,
+				       info->attrs[nest_type],
+				       vrnic_dcqcn_policy, info->extack);
 	}
 	if (err)
 		goto out_put;

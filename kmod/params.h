@@ -39,18 +39,7 @@
 #define VRNIC_DEF_MAX_AH		0x8000
 #define VRNIC_DEF_MAX_QP_RD_ATOM	128
 
-/* Hard ceilings the limits object may not exceed. */
-#define VRNIC_CAP_MAX_QP		0x100000
-#define VRNIC_CAP_MAX_QP_WR		0x8000
-#define VRNIC_CAP_MAX_SGE		64
-#define VRNIC_CAP_MAX_INLINE_DATA	4096
-#define VRNIC_CAP_MAX_CQ		0x100000
-#define VRNIC_CAP_MAX_CQE		0x400000
-#define VRNIC_CAP_MAX_MR		0x1000000
-#define VRNIC_CAP_MAX_PD		0x100000
-#define VRNIC_CAP_MAX_SRQ		0x100000
-#define VRNIC_CAP_MAX_AH		0x100000
-#define VRNIC_CAP_MAX_QP_RD_ATOM	128
+/* The ceilings of the limits are API: VRNIC_CAP_* in uapi/vrnic.h. */
 
 /* Memory windows per device (fixed; not a netlink limit). */
 #define VRNIC_MAX_MW			0x10000

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "vrnic" generic netlink API (uapi/vrnic.h) against the real module:
- * round trips of every object, one test per rejected attribute (errno and
- * extack text, and nothing changed), unprivileged SETs, notifications and
- * dumps that resume.  Raw netlink sockets, so what is tested is the wire
+ * round trips of every object, one test per rejected attribute (errno, the
+ * offending attribute and the policy the kernel sends back, and nothing
+ * changed), unprivileged SETs, notifications and dumps that resume.  Raw netlink sockets, so what is tested is the wire
  * format itself.  Run as root in the test VM (selftests/vm/vm.sh).
  */
 #define _GNU_SOURCE
@@ -60,6 +60,11 @@ struct nl {
 	uint32_t mcgrp;
 	char extack[256];
 	uint32_t extack_off;	/* NLMSGERR_ATTR_OFFS, 0 if none */
+	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
+	uint32_t miss_nest;	/* NLMSGERR_ATTR_MISS_NEST, 0 if none */
+	bool policy;		/* NLMSGERR_ATTR_POLICY came, with: */
+	uint64_t pol_min;	/* NL_POLICY_TYPE_ATTR_MIN_VALUE_U */
+	uint64_t pol_max;	/* NL_POLICY_TYPE_ATTR_MAX_VALUE_U */
 	int reads;		/* recv() calls of the last request */
 	int rcvlen;		/* bytes per recv(); the kernel sizes dump
 				 * batches after the largest one seen */
@@ -80,30 +85,44 @@ static void msg_init(struct msg *m, uint16_t type, uint16_t flags, uint8_t cmd)
 	m->depth = 0;
 }
 
-static void put(struct msg *m, uint16_t type, const void *data, int len)
+/* Returns the offset of the attribute in the message. */
+static uint32_t put(struct msg *m, uint16_t type, const void *data, int len)
 {
-	struct nlattr *a = (struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh->nlmsg_len));
+	uint32_t off = NLMSG_ALIGN(m->nlh->nlmsg_len);
+	struct nlattr *a = (struct nlattr *)(m->buf + off);
 
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
 	if (len)
 		memcpy((char *)a + NLA_HDRLEN, data, len);
-	m->nlh->nlmsg_len = NLMSG_ALIGN(m->nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+	m->nlh->nlmsg_len = off + NLA_ALIGN(a->nla_len);
+	return off;
 }
 
-static void put_u8(struct msg *m, uint16_t t, uint8_t v) { put(m, t, &v, 1); }
-static void put_u32(struct msg *m, uint16_t t, uint32_t v) { put(m, t, &v, 4); }
-static void put_u64(struct msg *m, uint16_t t, uint64_t v) { put(m, t, &v, 8); }
+static uint32_t put_u8(struct msg *m, uint16_t t, uint8_t v)
+{
+	return put(m, t, &v, 1);
+}
+
+static uint32_t put_u32(struct msg *m, uint16_t t, uint32_t v)
+{
+	return put(m, t, &v, 4);
+}
+
+static uint32_t put_u64(struct msg *m, uint16_t t, uint64_t v)
+{
+	return put(m, t, &v, 8);
+}
 static void put_str(struct msg *m, uint16_t t, const char *s)
 {
 	put(m, t, s, strlen(s) + 1);
 }
 
-static void nest_start(struct msg *m, uint16_t type)
+static uint32_t nest_start(struct msg *m, uint16_t type)
 {
 	m->nest[m->depth++] =
 		(struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh->nlmsg_len));
-	put(m, type | NLA_F_NESTED, NULL, 0);
+	return put(m, type | NLA_F_NESTED, NULL, 0);
 }
 
 static void nest_end(struct msg *m)
@@ -158,6 +177,19 @@ static void parse_msg(struct nlattr **tb, int max, const struct nlmsghdr *nlh)
 
 typedef void (*reply_fn)(const struct nlmsghdr *nlh, void *arg);
 
+/* The range of the policy entry the kernel blamed (NLMSGERR_ATTR_POLICY). */
+static void read_policy(struct nl *nl, const struct nlattr *pol)
+{
+	struct nlattr *tb[NL_POLICY_TYPE_ATTR_MAX + 1];
+
+	parse_nest(tb, NL_POLICY_TYPE_ATTR_MAX, pol);
+	nl->policy = true;
+	if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U])
+		nl->pol_min = get_u64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]);
+	if (tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+		nl->pol_max = get_u64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
+}
+
 static void read_ack_tlvs(struct nl *nl, const struct nlmsghdr *nlh,
 			  const void *tlvs, int len)
 {
@@ -166,11 +198,24 @@ static void read_ack_tlvs(struct nl *nl, const struct nlmsghdr *nlh,
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
 	nla_for_each(a, tlvs, len) {
-		if (nla_type_(a) == NLMSGERR_ATTR_MSG)
+		switch (nla_type_(a)) {
+		case NLMSGERR_ATTR_MSG:
 			snprintf(nl->extack, sizeof(nl->extack), "%s",
 				 (char *)nla_data_(a));
-		if (nla_type_(a) == NLMSGERR_ATTR_OFFS)
+			break;
+		case NLMSGERR_ATTR_OFFS:
 			nl->extack_off = get_u32(a);
+			break;
+		case NLMSGERR_ATTR_MISS_TYPE:
+			nl->miss_type = get_u32(a);
+			break;
+		case NLMSGERR_ATTR_MISS_NEST:
+			nl->miss_nest = get_u32(a);
+			break;
+		case NLMSGERR_ATTR_POLICY:
+			read_policy(nl, a);
+			break;
+		}
 	}
 }
 
@@ -188,6 +233,11 @@ static int nl_xfer(struct nl *nl, struct msg *m, reply_fn fn, void *arg)
 
 	nl->extack[0] = '\0';
 	nl->extack_off = 0;
+	nl->miss_type = -1;
+	nl->miss_nest = 0;
+	nl->policy = false;
+	nl->pol_min = 0;
+	nl->pol_max = 0;
 	nl->reads = 0;
 	m->nlh->nlmsg_seq = ++nl->seq;
 	if (sendto(nl->fd, m->buf, m->nlh->nlmsg_len, 0,
@@ -801,7 +851,8 @@ TEST_F(vrnic, set_without_device_is_rejected)
 	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
 	nest_end(&m);
 	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
-	ASSERT_STREQ("dev_name missing", self->nl.extack);
+	ASSERT_EQ(VRNIC_ATTR_DEV_NAME, self->nl.miss_type);
+	ASSERT_EQ(0U, self->nl.miss_nest);
 }
 
 TEST_F(vrnic, set_without_object_is_rejected)
@@ -811,7 +862,60 @@ TEST_F(vrnic, set_without_object_is_rejected)
 	msg_init(&m, self->nl.family, 0, VRNIC_CMD_DCQCN_SET);
 	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
 	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
-	ASSERT_STREQ("dcqcn missing", self->nl.extack);
+	ASSERT_EQ(VRNIC_ATTR_DCQCN, self->nl.miss_type);
+	ASSERT_EQ(0U, self->nl.miss_nest);
+}
+
+/*
+ * CTRL_CMD_GETPOLICY of DCQCN_SET: the object nest's policy is part of the
+ * command's, so a client can learn every range from the kernel.
+ */
+struct policy_seen {
+	bool gd, time;
+};
+
+static void policy_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *idx, *attr;
+	struct nlattr *ptb[NL_POLICY_TYPE_ATTR_MAX + 1];
+	struct policy_seen *seen = arg;
+	uint64_t max;
+
+	parse_msg(tb, CTRL_ATTR_MAX, nlh);
+	if (!tb[CTRL_ATTR_POLICY])
+		return;
+	nla_for_each(idx, nla_data_(tb[CTRL_ATTR_POLICY]),
+		     nla_len_(tb[CTRL_ATTR_POLICY])) {
+		nla_for_each(attr, nla_data_(idx), nla_len_(idx)) {
+			parse_nest(ptb, NL_POLICY_TYPE_ATTR_MAX, attr);
+			if (!ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+				continue;
+			max = get_u64(ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
+			if (nla_type_(attr) == VRNIC_DCQCN_ATTR_RPG_GD &&
+			    max == VRNIC_DCQCN_GD_MAX)
+				seen->gd = true;
+			if (nla_type_(attr) == VRNIC_DCQCN_ATTR_RPG_TIME_RESET &&
+			    max == VRNIC_DCQCN_TIME_MAX)
+				seen->time = true;
+		}
+	}
+}
+
+TEST_F(vrnic, getpolicy_shows_the_nested_ranges)
+{
+	struct policy_seen seen = {};
+	uint32_t op = VRNIC_CMD_DCQCN_SET;
+	uint16_t family = self->nl.family;
+	struct msg m;
+
+	msg_init(&m, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY);
+	put(&m, CTRL_ATTR_FAMILY_ID, &family, sizeof(family));
+	put(&m, CTRL_ATTR_OP, &op, sizeof(op));
+	ASSERT_EQ(0, nl_xfer(&self->nl, &m, policy_reply, &seen))
+		TH_LOG("extack: %s", self->nl.extack);
+	EXPECT_TRUE(seen.gd) TH_LOG("no rpg_gd 0..VRNIC_DCQCN_GD_MAX");
+	EXPECT_TRUE(seen.time)
+		TH_LOG("no rpg_time_reset 1..VRNIC_DCQCN_TIME_MAX");
 }
 
 /* ---- Notifications ---- */
@@ -1238,7 +1342,14 @@ FIXTURE(reject) {
  * A SET that must be refused.  The request also carries a valid change
  * (@ok_attr = @ok_val) that must not be applied either: a SET is atomic.
  * @map: 0, or the map nest the bad entry goes in (dscp2prio, prio2tc),
- * with @bad as the entry's {key, value} and @bad2 its second member.
+ * with @bad as the entry's {key, value} and @bad2 its second member;
+ * @repeat: the entry is sent twice.
+ *
+ * What the kernel must answer, machine-readably: @err, and either
+ * NLMSGERR_ATTR_MISS_TYPE @miss inside the entry (a member missing) or
+ * NLMSGERR_ATTR_OFFS at the bad attribute (the map key when @repeat) with
+ * a message (containing @names, if set) and, when @range, the policy
+ * range @lo..@hi in NLMSGERR_ATTR_POLICY.
  */
 FIXTURE_VARIANT(reject) {
 	uint8_t cmd;
@@ -1247,142 +1358,186 @@ FIXTURE_VARIANT(reject) {
 	enum val_type ok_vt;
 	uint64_t ok_val;
 	int map;
+	bool repeat;
 	struct bad_attr bad;
 	struct bad_attr bad2;
 	int err;
-	const char *msg;
+	bool range;
+	uint64_t lo, hi;
+	int miss;
+	const char *names;
 };
 
-#define LIM(name, v, vt_, text)						\
-FIXTURE_VARIANT_ADD(reject, limits_##name) {				\
+#define LIM_ATTRS(name)							\
 	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,		\
-	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,\
-	.bad = { VRNIC_LIMITS_ATTR_##name, vt_, v },			\
-	.err = -ERANGE, .msg = text,					\
+	.ok_attr = VRNIC_LIMITS_ATTR_##name, .ok_vt = U32, .ok_val = 77
+
+#define LIM(id, attr, v, vt_, lo_, hi_)					\
+FIXTURE_VARIANT_ADD(reject, limits_##id) {				\
+	LIM_ATTRS(MAX_PD),						\
+	.bad = { VRNIC_LIMITS_ATTR_##attr, vt_, v },			\
+	.err = -ERANGE, .range = true, .lo = lo_, .hi = hi_,		\
 }
 
-LIM(MAX_QP, 0, U32, "max_qp below 1");
-LIM(MAX_CQ, 0, U32, "max_cq below 1");
-LIM(MAX_MR, 0x1000001, U32, "max_mr above 0x1000000");
-LIM(MAX_SRQ, 0, U32, "max_srq below 1");
-LIM(MAX_AH, 0x100001, U32, "max_ah above 0x100000");
-LIM(MAX_QP_WR, 0x8001, U32, "max_qp_wr above 0x8000");
-LIM(MAX_CQE, 0, U32, "max_cqe below 1");
-LIM(MAX_SGE, 65, U32, "max_sge above 64");
-LIM(MAX_INLINE_DATA, 4097, U32, "max_inline_data above 4096");
-LIM(MAX_MR_SIZE, 100, U64, "max_mr_size below 4096");
-LIM(MAX_QP_RD_ATOM, 129, U32, "max_qp_rd_atom above 128");
+LIM(max_qp, MAX_QP, 0, U32, 1, VRNIC_CAP_MAX_QP);
+LIM(max_cq, MAX_CQ, 0, U32, 1, VRNIC_CAP_MAX_CQ);
+LIM(max_mr, MAX_MR, VRNIC_CAP_MAX_MR + 1, U32, 1, VRNIC_CAP_MAX_MR);
+LIM(max_srq, MAX_SRQ, 0, U32, 1, VRNIC_CAP_MAX_SRQ);
+LIM(max_ah, MAX_AH, VRNIC_CAP_MAX_AH + 1, U32, 1, VRNIC_CAP_MAX_AH);
+LIM(max_qp_wr, MAX_QP_WR, VRNIC_CAP_MAX_QP_WR + 1, U32, 1,
+    VRNIC_CAP_MAX_QP_WR);
+LIM(max_cqe, MAX_CQE, 0, U32, 1, VRNIC_CAP_MAX_CQE);
+LIM(max_sge, MAX_SGE, VRNIC_CAP_MAX_SGE + 1, U32, 1, VRNIC_CAP_MAX_SGE);
+LIM(max_inline_data, MAX_INLINE_DATA, VRNIC_CAP_MAX_INLINE_DATA + 1, U32,
+    0, VRNIC_CAP_MAX_INLINE_DATA);
+LIM(max_mr_size, MAX_MR_SIZE, 100, U64, VRNIC_MIN_MAX_MR_SIZE, UINT64_MAX);
+LIM(max_qp_rd_atom, MAX_QP_RD_ATOM, VRNIC_CAP_MAX_QP_RD_ATOM + 1, U32, 1,
+    VRNIC_CAP_MAX_QP_RD_ATOM);
 
 FIXTURE_VARIANT_ADD(reject, limits_max_pd_above_cap) {
-	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
-	.ok_attr = VRNIC_LIMITS_ATTR_MAX_QP, .ok_vt = U32, .ok_val = 77,
-	.bad = { VRNIC_LIMITS_ATTR_MAX_PD, U32, 0x100001 },
-	.err = -ERANGE, .msg = "max_pd above 0x100000",
+	LIM_ATTRS(MAX_QP),
+	.bad = { VRNIC_LIMITS_ATTR_MAX_PD, U32, VRNIC_CAP_MAX_PD + 1 },
+	.err = -ERANGE, .range = true, .lo = 1, .hi = VRNIC_CAP_MAX_PD,
 };
 
 FIXTURE_VARIANT_ADD(reject, limits_max_qp_wrong_size) {
-	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
-	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,
+	LIM_ATTRS(MAX_PD),
 	.bad = { VRNIC_LIMITS_ATTR_MAX_QP, U8, 5 },
-	.err = -EINVAL, .msg = "max_qp malformed",
+	.err = -EINVAL,
 };
 
 FIXTURE_VARIANT_ADD(reject, limits_unknown_attribute) {
-	.cmd = VRNIC_CMD_LIMITS_SET, .nest = VRNIC_ATTR_LIMITS,
-	.ok_attr = VRNIC_LIMITS_ATTR_MAX_PD, .ok_vt = U32, .ok_val = 77,
+	LIM_ATTRS(MAX_PD),
 	.bad = { 200, U32, 5 },
-	.err = -EINVAL, .msg = "unknown limits attribute",
+	.err = -EINVAL,
 };
 
-#define QOS(id, attr, v, vt_, e, text)					\
-FIXTURE_VARIANT_ADD(reject, qos_##id) {					\
+#define QOS_ATTRS							\
 	.cmd = VRNIC_CMD_QOS_SET, .nest = VRNIC_ATTR_QOS,		\
-	.ok_attr = VRNIC_QOS_ATTR_TCLASS, .ok_vt = U8, .ok_val = 8,	\
-	.bad = { VRNIC_QOS_ATTR_##attr, vt_, v },			\
-	.err = e, .msg = text,						\
+	.ok_attr = VRNIC_QOS_ATTR_TCLASS, .ok_vt = U8, .ok_val = 8
+
+#define QOS(id, attr, v, hi_)						\
+FIXTURE_VARIANT_ADD(reject, qos_##id) {					\
+	QOS_ATTRS,							\
+	.bad = { VRNIC_QOS_ATTR_##attr, U8, v },			\
+	.err = -ERANGE, .range = true, .lo = 0, .hi = hi_,		\
 }
 
-QOS(trust, TRUST, 2, U8, -ERANGE, "trust not pcp (0) or dscp (1)");
-QOS(cnp_dscp, CNP_DSCP, 64, U8, -ERANGE, "cnp_dscp above 63");
-QOS(cnp_prio, CNP_PRIO, 8, U8, -ERANGE, "cnp_prio above 7");
-QOS(pfc_en_wrong_size, PFC_EN, 1, U32, -EINVAL, "pfc_en malformed");
-QOS(ecn_en_wrong_size, ECN_EN, 1, U32, -EINVAL, "ecn_en malformed");
-QOS(tclass_wrong_size, TCLASS, 1, U32, -EINVAL, "tclass malformed");
-
-#define QMAP(id, map_, k, kv, v, vv, e, text)				\
-FIXTURE_VARIANT_ADD(reject, qos_##id) {					\
-	.cmd = VRNIC_CMD_QOS_SET, .nest = VRNIC_ATTR_QOS,		\
-	.ok_attr = VRNIC_QOS_ATTR_TCLASS, .ok_vt = U8, .ok_val = 8,	\
-	.map = map_,							\
-	.bad = { k, U8, kv }, .bad2 = { v, U8, vv },			\
-	.err = e, .msg = text,						\
+#define QOS_SIZE(id, attr)						\
+FIXTURE_VARIANT_ADD(reject, qos_##id##_wrong_size) {			\
+	QOS_ATTRS,							\
+	.bad = { VRNIC_QOS_ATTR_##attr, U32, 1 },			\
+	.err = -EINVAL,							\
 }
 
-QMAP(dscp2prio_dscp, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP, 64,
-     VRNIC_DSCP_MAP_ATTR_PRIO, 1, -ERANGE, "dscp2prio dscp above 63");
-QMAP(dscp2prio_prio, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP, 10,
-     VRNIC_DSCP_MAP_ATTR_PRIO, 8, -ERANGE, "dscp2prio prio above 7");
-QMAP(dscp2prio_no_prio, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP,
-     10, 0, 0, -EINVAL, "dscp2prio entry without prio");
-QMAP(dscp2prio_no_dscp, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_PRIO,
-     1, 0, 0, -EINVAL, "dscp2prio entry without dscp");
-QMAP(dscp2prio_repeat, VRNIC_QOS_ATTR_DSCP2PRIO, VRNIC_DSCP_MAP_ATTR_DSCP,
-     10, VRNIC_DSCP_MAP_ATTR_PRIO, 1, -EINVAL, "dscp2prio repeats a dscp");
+QOS(trust, TRUST, VRNIC_TRUST_MAX + 1, VRNIC_TRUST_MAX);
+QOS(cnp_dscp, CNP_DSCP, VRNIC_NUM_DSCP, VRNIC_NUM_DSCP - 1);
+QOS(cnp_prio, CNP_PRIO, VRNIC_NUM_PRIO, VRNIC_NUM_PRIO - 1);
+QOS_SIZE(pfc_en, PFC_EN);
+QOS_SIZE(ecn_en, ECN_EN);
+QOS_SIZE(tclass, TCLASS);
+
+#define D2P(k, kv, v, vv)						\
+	QOS_ATTRS, .map = VRNIC_QOS_ATTR_DSCP2PRIO,			\
+	.bad = { VRNIC_DSCP_MAP_ATTR_##k, U8, kv },			\
+	.bad2 = { VRNIC_DSCP_MAP_ATTR_##v, U8, vv }
+
+FIXTURE_VARIANT_ADD(reject, qos_dscp2prio_dscp) {
+	D2P(DSCP, VRNIC_NUM_DSCP, PRIO, 1),
+	.err = -ERANGE, .range = true, .lo = 0, .hi = VRNIC_NUM_DSCP - 1,
+};
+
+FIXTURE_VARIANT_ADD(reject, qos_dscp2prio_prio) {
+	D2P(PRIO, VRNIC_NUM_PRIO, DSCP, 10),
+	.err = -ERANGE, .range = true, .lo = 0, .hi = VRNIC_NUM_PRIO - 1,
+};
+
+FIXTURE_VARIANT_ADD(reject, qos_dscp2prio_no_prio) {
+	D2P(DSCP, 10, UNSPEC, 0),
+	.err = -EINVAL, .miss = VRNIC_DSCP_MAP_ATTR_PRIO,
+};
+
+FIXTURE_VARIANT_ADD(reject, qos_dscp2prio_no_dscp) {
+	D2P(PRIO, 1, UNSPEC, 0),
+	.err = -EINVAL, .miss = VRNIC_DSCP_MAP_ATTR_DSCP,
+};
+
+FIXTURE_VARIANT_ADD(reject, qos_dscp2prio_repeat) {
+	D2P(DSCP, 10, PRIO, 1), .repeat = true,
+	.err = -EINVAL, .names = "dscp2prio",
+};
+
 /* Removed: even a well-formed entry is refused, with the policy's reason. */
-QMAP(prio2tc_rejected, VRNIC_QOS_ATTR_PRIO2TC, VRNIC_TC_MAP_ATTR_PRIO, 3,
-     VRNIC_TC_MAP_ATTR_TC, 1, -EINVAL,
-     "prio2tc removed: the netdev maps priorities to traffic classes");
+FIXTURE_VARIANT_ADD(reject, qos_prio2tc_rejected) {
+	QOS_ATTRS, .map = VRNIC_QOS_ATTR_PRIO2TC,
+	.bad = { VRNIC_TC_MAP_ATTR_PRIO, U8, 3 },
+	.bad2 = { VRNIC_TC_MAP_ATTR_TC, U8, 1 },
+	.err = -EINVAL, .names = "prio2tc removed",
+};
 
-#define DCQ_ERR(id, attr, v, vt_, e, text)					\
-FIXTURE_VARIANT_ADD(reject, dcqcn_##id) {				\
+#define DCQ_ATTRS							\
 	.cmd = VRNIC_CMD_DCQCN_SET, .nest = VRNIC_ATTR_DCQCN,		\
 	.ok_attr = VRNIC_DCQCN_ATTR_RPG_THRESHOLD, .ok_vt = U32,	\
-	.ok_val = 9,							\
+	.ok_val = 9
+
+#define DCQ(id, attr, v, vt_, lo_, hi_)					\
+FIXTURE_VARIANT_ADD(reject, dcqcn_##id) {				\
+	DCQ_ATTRS,							\
 	.bad = { VRNIC_DCQCN_ATTR_##attr, vt_, v },			\
-	.err = e, .msg = text,						\
+	.err = -ERANGE, .range = true, .lo = lo_, .hi = hi_,		\
 }
 
-#define DCQ(id, attr, v, vt_, text) DCQ_ERR(id, attr, v, vt_, -ERANGE, text)
+#define TMAX	VRNIC_DCQCN_TIME_MAX
+#define RMAX	VRNIC_DCQCN_RATE_MAX
 
-DCQ(rpg_time_reset, RPG_TIME_RESET, 0, U32, "rpg_time_reset below 1");
-DCQ(rpg_time_reset_max, RPG_TIME_RESET, 131072, U32,
-    "rpg_time_reset above 131071");
-DCQ_ERR(rpg_byte_reset, RPG_BYTE_RESET, 1, U8, -EINVAL,
-	"rpg_byte_reset malformed");
-DCQ(rpg_threshold, RPG_THRESHOLD, 32, U32, "rpg_threshold above 31");
-DCQ(rpg_max_rate, RPG_MAX_RATE, 1000001, U32, "rpg_max_rate above 1000000");
-DCQ(rpg_ai_rate, RPG_AI_RATE, 0, U32, "rpg_ai_rate below 1");
-DCQ(rpg_hai_rate, RPG_HAI_RATE, 1000001, U32, "rpg_hai_rate above 1000000");
-DCQ(rpg_gd, RPG_GD, 16, U32, "rpg_gd above 15");
-DCQ(rpg_min_dec_fac, RPG_MIN_DEC_FAC, 0, U32, "rpg_min_dec_fac below 1");
-DCQ(rpg_min_dec_fac_max, RPG_MIN_DEC_FAC, 101, U32,
-    "rpg_min_dec_fac above 100");
-DCQ(rpg_min_rate, RPG_MIN_RATE, 1000001, U32, "rpg_min_rate above 1000000");
-DCQ(rate_to_set_on_first_cnp, RATE_TO_SET_ON_FIRST_CNP, 1000001, U32,
-    "rate_to_set_on_first_cnp above 1000000");
-DCQ(dce_tcp_g, DCE_TCP_G, 0, U32, "dce_tcp_g below 1");
-DCQ(dce_tcp_g_max, DCE_TCP_G, 1025, U32, "dce_tcp_g above 1024");
-DCQ(dce_tcp_rtt, DCE_TCP_RTT, 0, U32, "dce_tcp_rtt below 1");
-DCQ(rate_reduce_monitor_period, RATE_REDUCE_MONITOR_PERIOD, 0, U32,
-    "rate_reduce_monitor_period below 1");
-DCQ(initial_alpha_value, INITIAL_ALPHA_VALUE, 1024, U32,
-    "initial_alpha_value above 1023");
-DCQ(min_time_between_cnps, MIN_TIME_BETWEEN_CNPS, 131072, U32,
-    "min_time_between_cnps above 131071");
-DCQ(cnp_dscp, CNP_DSCP, 64, U8, "cnp_dscp above 63");
-DCQ(cnp_802p_prio, CNP_802P_PRIO, 8, U8, "cnp_802p_prio above 7");
-DCQ(clamp_tgt_rate, CLAMP_TGT_RATE, 2, U8, "clamp_tgt_rate above 1");
-DCQ(clamp_tgt_rate_after_time_inc, CLAMP_TGT_RATE_AFTER_TIME_INC, 2, U8,
-    "clamp_tgt_rate_after_time_inc above 1");
+DCQ(rpg_time_reset, RPG_TIME_RESET, 0, U32, 1, TMAX);
+DCQ(rpg_time_reset_max, RPG_TIME_RESET, TMAX + 1, U32, 1, TMAX);
+DCQ(rpg_threshold, RPG_THRESHOLD, VRNIC_DCQCN_THRESHOLD_MAX + 1, U32, 1,
+    VRNIC_DCQCN_THRESHOLD_MAX);
+DCQ(rpg_max_rate, RPG_MAX_RATE, RMAX + 1, U32, 0, RMAX);
+DCQ(rpg_ai_rate, RPG_AI_RATE, 0, U32, 1, RMAX);
+DCQ(rpg_hai_rate, RPG_HAI_RATE, RMAX + 1, U32, 1, RMAX);
+DCQ(rpg_gd, RPG_GD, VRNIC_DCQCN_GD_MAX + 1, U32, 0, VRNIC_DCQCN_GD_MAX);
+DCQ(rpg_min_dec_fac, RPG_MIN_DEC_FAC, 0, U32, 1,
+    VRNIC_DCQCN_MIN_DEC_FAC_MAX);
+DCQ(rpg_min_dec_fac_max, RPG_MIN_DEC_FAC, VRNIC_DCQCN_MIN_DEC_FAC_MAX + 1,
+    U32, 1, VRNIC_DCQCN_MIN_DEC_FAC_MAX);
+DCQ(rpg_min_rate, RPG_MIN_RATE, RMAX + 1, U32, 0, RMAX);
+DCQ(rate_to_set_on_first_cnp, RATE_TO_SET_ON_FIRST_CNP, RMAX + 1, U32, 0,
+    RMAX);
+DCQ(dce_tcp_g, DCE_TCP_G, 0, U32, 1, VRNIC_DCQCN_ONE);
+DCQ(dce_tcp_g_max, DCE_TCP_G, VRNIC_DCQCN_ONE + 1, U32, 1, VRNIC_DCQCN_ONE);
+DCQ(dce_tcp_rtt, DCE_TCP_RTT, 0, U32, 1, TMAX);
+DCQ(rate_reduce_monitor_period, RATE_REDUCE_MONITOR_PERIOD, 0, U32, 1,
+    TMAX);
+DCQ(initial_alpha_value, INITIAL_ALPHA_VALUE, VRNIC_DCQCN_ALPHA_MAX + 1,
+    U32, 0, VRNIC_DCQCN_ALPHA_MAX);
+DCQ(min_time_between_cnps, MIN_TIME_BETWEEN_CNPS, TMAX + 1, U32, 0, TMAX);
+DCQ(cnp_dscp, CNP_DSCP, VRNIC_NUM_DSCP, U8, 0, VRNIC_NUM_DSCP - 1);
+DCQ(cnp_802p_prio, CNP_802P_PRIO, VRNIC_NUM_PRIO, U8, 0,
+    VRNIC_NUM_PRIO - 1);
+DCQ(clamp_tgt_rate, CLAMP_TGT_RATE, 2, U8, 0, 1);
+DCQ(clamp_tgt_rate_after_time_inc, CLAMP_TGT_RATE_AFTER_TIME_INC, 2, U8, 0,
+    1);
+
+FIXTURE_VARIANT_ADD(reject, dcqcn_rpg_byte_reset_wrong_size) {
+	DCQ_ATTRS,
+	.bad = { VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, U8, 1 },
+	.err = -EINVAL,
+};
+
 /* Rules between attributes, against the current values (hai 400). */
-DCQ_ERR(ai_above_hai, RPG_AI_RATE, 500, U32, -EINVAL,
-	"rpg_ai_rate above rpg_hai_rate");
+FIXTURE_VARIANT_ADD(reject, dcqcn_ai_above_hai) {
+	DCQ_ATTRS,
+	.bad = { VRNIC_DCQCN_ATTR_RPG_AI_RATE, U32, 500 },
+	.err = -EINVAL, .names = "rpg_ai_rate",
+};
 
 FIXTURE_VARIANT_ADD(reject, dcqcn_min_rate_above_max_rate) {
 	.cmd = VRNIC_CMD_DCQCN_SET, .nest = VRNIC_ATTR_DCQCN,
 	.ok_attr = VRNIC_DCQCN_ATTR_RPG_MAX_RATE, .ok_vt = U32, .ok_val = 50,
 	.bad = { VRNIC_DCQCN_ATTR_RPG_MIN_RATE, U32, 100 },
-	.err = -EINVAL, .msg = "rpg_min_rate above rpg_max_rate",
+	.err = -EINVAL, .names = "rpg_min_rate",
 };
 
 FIXTURE_SETUP(reject)
@@ -1398,24 +1553,23 @@ FIXTURE_TEARDOWN(reject)
 	nl_close(&self->nl);
 }
 
-static void put_val(struct msg *m, int type, enum val_type vt, uint64_t v)
+static uint32_t put_val(struct msg *m, int type, enum val_type vt, uint64_t v)
 {
 	switch (vt) {
 	case U8:
-		put_u8(m, type, v);
-		break;
+		return put_u8(m, type, v);
 	case U32:
-		put_u32(m, type, v);
-		break;
+		return put_u32(m, type, v);
 	case U64:
-		put_u64(m, type, v);
-		break;
+		return put_u64(m, type, v);
 	}
+	return 0;
 }
 
-TEST_F(reject, set_fails_with_named_attribute_and_changes_nothing)
+TEST_F(reject, set_fails_at_the_attribute_and_changes_nothing)
 {
 	struct snapshot before, after;
+	uint32_t bad_off, entry_off = 0;
 	struct msg m;
 	int err;
 
@@ -1427,27 +1581,42 @@ TEST_F(reject, set_fails_with_named_attribute_and_changes_nothing)
 	put_val(&m, variant->ok_attr, variant->ok_vt, variant->ok_val);
 	if (variant->map) {
 		nest_start(&m, variant->map);
-		if (strstr(variant->msg, "repeats")) {
+		if (variant->repeat)
 			put_map_entry(&m, variant->bad.type, variant->bad.val,
 				      variant->bad2.type, variant->bad2.val);
-		}
-		nest_start(&m, VRNIC_ENTRY);
-		put_val(&m, variant->bad.type, U8, variant->bad.val);
+		entry_off = nest_start(&m, VRNIC_ENTRY);
+		bad_off = put_val(&m, variant->bad.type, U8, variant->bad.val);
 		if (variant->bad2.type)
 			put_val(&m, variant->bad2.type, U8, variant->bad2.val);
 		nest_end(&m);
 		nest_end(&m);
 	} else {
-		put_val(&m, variant->bad.type, variant->bad.vt,
-			variant->bad.val);
+		bad_off = put_val(&m, variant->bad.type, variant->bad.vt,
+				  variant->bad.val);
 	}
 	nest_end(&m);
 
 	err = nl_xfer(&self->nl, &m, NULL, NULL);
 	EXPECT_EQ(variant->err, err) TH_LOG("errno %d (%s)", -err,
 					    strerror(-err));
-	EXPECT_STREQ(variant->msg, self->nl.extack);
-	EXPECT_NE(0U, self->nl.extack_off) TH_LOG("no offending attribute");
+	if (variant->miss) {
+		EXPECT_EQ(variant->miss, self->nl.miss_type);
+		EXPECT_EQ(entry_off, self->nl.miss_nest);
+	} else {
+		EXPECT_EQ(bad_off, self->nl.extack_off)
+			TH_LOG("the error points elsewhere (\"%s\")",
+			       self->nl.extack);
+		EXPECT_NE(0, self->nl.extack[0]) TH_LOG("no message");
+	}
+	if (variant->names)
+		EXPECT_NE(NULL, strstr(self->nl.extack, variant->names))
+			TH_LOG("\"%s\" does not name %s", self->nl.extack,
+			       variant->names);
+	if (variant->range) {
+		EXPECT_TRUE(self->nl.policy) TH_LOG("no NLMSGERR_ATTR_POLICY");
+		EXPECT_EQ(variant->lo, self->nl.pol_min);
+		EXPECT_EQ(variant->hi, self->nl.pol_max);
+	}
 
 	ASSERT_EQ(0, snapshot(&self->nl, DEV, &after));
 	ASSERT_TRUE(snapshot_eq(&before, &after))

@@ -195,15 +195,16 @@ bad "unknown device (show)" 1 'nosuch' rdmactl qos show nosuch
 bad "unknown key" 2 'unknown key "max_bogus"' rdmactl limits set vrnic0 max_bogus 1
 bad "unknown dcqcn key" 2 'unknown key' rdmactl dcqcn set vrnic0 rpg_bogus 1
 bad "unknown qos key" 2 'unknown key' rdmactl qos set vrnic0 colour blue
-bad "out of range: max_qp 0 (kernel extack)" 1 'max_qp' rdmactl limits set vrnic0 max_qp 0
-bad "out of range: max_qp above the cap" 1 'max_qp above' rdmactl limits set vrnic0 max_qp 4000000000
-bad "out of range: rpg_gd 16" 1 'rpg_gd' rdmactl dcqcn set vrnic0 rpg_gd 16
-bad "out of range: dscp 64" 1 'dscp' rdmactl qos set vrnic0 dscp2prio 64:1
-bad "out of range: prio 8" 1 'prio' rdmactl qos set vrnic0 dscp2prio 10:8
+# Out of range: the kernel's policy range, named by the key the user typed.
+bad "out of range: max_qp 0 (kernel policy)" 1 'max_qp: value out of range 1\.\.[0-9]+\.$' rdmactl limits set vrnic0 max_qp 0
+bad "out of range: max_qp above the cap" 1 'max_qp: value out of range 1\.\.' rdmactl limits set vrnic0 max_qp 4000000000
+bad "out of range: rpg_gd 16" 1 'rpg_gd: value out of range 0\.\.[0-9]+\.$' rdmactl dcqcn set vrnic0 rpg_gd 16
+bad "out of range: dscp 64" 1 'dscp2prio dscp: value out of range 0\.\.' rdmactl qos set vrnic0 dscp2prio 64:1
+bad "out of range: prio 8" 1 'dscp2prio prio: value out of range 0\.\.' rdmactl qos set vrnic0 dscp2prio 10:8
 bad "out of range: wider than the attribute" 2 'invalid value' rdmactl dcqcn set vrnic0 cnp_dscp 256
 bad "negative value" 2 'invalid value "-1"' rdmactl limits set vrnic0 max_qp -1
 bad "not a number" 2 'invalid value "lots"' rdmactl limits set vrnic0 max_qp lots
-bad "set is atomic: one bad key rejects all" 1 'max_cq' rdmactl limits set vrnic0 max_qp 5 max_cq 0
+bad "set is atomic: one bad key rejects all" 1 'max_cq: ' rdmactl limits set vrnic0 max_qp 5 max_cq 0
 bad "cross-key rule (ai above hai)" 1 'rpg_ai_rate' rdmactl dcqcn set vrnic0 rpg_ai_rate 500 rpg_hai_rate 100
 bad "bad trust" 2 'trust' rdmactl qos set vrnic0 trust vlan
 bad "qos set prio2tc: removed key" 2 'unknown key "prio2tc"' rdmactl qos set vrnic0 prio2tc 3:1

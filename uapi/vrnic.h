@@ -113,13 +113,32 @@ enum vrnic_attr {
 /* Type of the members of an array nest; ignored on input. */
 #define VRNIC_ENTRY	1
 
+/*
+ * Ranges of the limits, checked by the kernel's policy (which
+ * CTRL_CMD_GETPOLICY reports): each count is 1..its VRNIC_CAP_* ceiling,
+ * MAX_INLINE_DATA 0..VRNIC_CAP_MAX_INLINE_DATA, MAX_MR_SIZE
+ * VRNIC_MIN_MAX_MR_SIZE..2^64-1.
+ */
+#define VRNIC_CAP_MAX_QP		0x100000
+#define VRNIC_CAP_MAX_CQ		0x100000
+#define VRNIC_CAP_MAX_MR		0x1000000
+#define VRNIC_CAP_MAX_PD		0x100000
+#define VRNIC_CAP_MAX_SRQ		0x100000
+#define VRNIC_CAP_MAX_AH		0x100000
+#define VRNIC_CAP_MAX_QP_WR		0x8000
+#define VRNIC_CAP_MAX_CQE		0x400000
+#define VRNIC_CAP_MAX_SGE		64
+#define VRNIC_CAP_MAX_INLINE_DATA	4096
+#define VRNIC_CAP_MAX_QP_RD_ATOM	128
+#define VRNIC_MIN_MAX_MR_SIZE		4096
+
 /**
  * enum vrnic_limits_attr - resource limits (nest VRNIC_ATTR_LIMITS)
  *
  * Each limit is enforced when an object is created (-ENOMEM past it) and
  * reported by query_device.  Lowering a limit below current use is allowed
- * and affects only objects created afterwards.  Ranges: 1..the compiled-in
- * ceiling (VRNIC_CAP_* in kmod/params.h, listed in docs/netlink.md).
+ * and affects only objects created afterwards.  Ranges: see VRNIC_CAP_*
+ * above.
  *
  * @VRNIC_LIMITS_ATTR_UNSPEC: unused
  * @VRNIC_LIMITS_ATTR_PAD: padding for 64-bit attributes
@@ -133,9 +152,8 @@ enum vrnic_attr {
  * @VRNIC_LIMITS_ATTR_MAX_CQE: u32, entries per completion queue
  * @VRNIC_LIMITS_ATTR_MAX_SGE: u32, scatter/gather entries per work request
  * @VRNIC_LIMITS_ATTR_MAX_INLINE_DATA: u32, bytes of inline data per send
- *	work request (0..ceiling; 0 disables inline sends)
+ *	work request (0 disables inline sends)
  * @VRNIC_LIMITS_ATTR_MAX_MR_SIZE: u64, bytes per memory region
- *	(4096..2^64-1)
  * @VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM: u32, outstanding RDMA read/atomic
  *	operations per QP (as responder and as initiator)
  */
@@ -172,14 +190,15 @@ enum vrnic_trust {
 	VRNIC_TRUST_MAX = __VRNIC_TRUST_MAX - 1
 };
 
-#define VRNIC_NUM_DSCP	64	/* DSCP values 0..63 */
-#define VRNIC_NUM_PRIO	8	/* 802.1p priorities 0..7 */
+#define VRNIC_NUM_DSCP	64	/* DSCP values: 0..VRNIC_NUM_DSCP - 1 */
+#define VRNIC_NUM_PRIO	8	/* 802.1p priorities: 0..VRNIC_NUM_PRIO - 1 */
 #define VRNIC_NUM_TC	8	/* no longer used (VRNIC_QOS_ATTR_PRIO2TC) */
 
 /**
  * enum vrnic_qos_attr - QoS settings (nest VRNIC_ATTR_QOS)
  * @VRNIC_QOS_ATTR_UNSPEC: unused
- * @VRNIC_QOS_ATTR_TRUST: u8, enum vrnic_trust; default VRNIC_TRUST_PCP
+ * @VRNIC_QOS_ATTR_TRUST: u8, enum vrnic_trust (0..VRNIC_TRUST_MAX); default
+ *	VRNIC_TRUST_PCP
  * @VRNIC_QOS_ATTR_DSCP2PRIO: nest, array of VRNIC_ENTRY nests with
  *	enum vrnic_dscp_map_attr.  GET reports all 64 entries; SET changes
  *	only the DSCP values it lists (each at most once).  Default: priority
@@ -197,9 +216,9 @@ enum vrnic_trust {
  * @VRNIC_QOS_ATTR_TCLASS: u8, default IPv4 TOS / IPv6 traffic class
  *	byte of RoCE packets of QPs that do not set one (DSCP = TCLASS >> 2;
  *	the two ECN bits are ignored and governed by ECN_EN).  Default 0
- * @VRNIC_QOS_ATTR_CNP_DSCP: u8, 0..63, DSCP of congestion notification
+ * @VRNIC_QOS_ATTR_CNP_DSCP: u8, a DSCP, DSCP of congestion notification
  *	packets; the same setting as VRNIC_DCQCN_ATTR_CNP_DSCP.  Default 48
- * @VRNIC_QOS_ATTR_CNP_PRIO: u8, 0..7, 802.1p priority of CNPs; the same
+ * @VRNIC_QOS_ATTR_CNP_PRIO: u8, a priority, 802.1p priority of CNPs; the same
  *	setting as VRNIC_DCQCN_ATTR_CNP_802P_PRIO.  Default 6
  */
 enum vrnic_qos_attr {
@@ -220,8 +239,8 @@ enum vrnic_qos_attr {
 /**
  * enum vrnic_dscp_map_attr - one DSCP to priority map entry
  * @VRNIC_DSCP_MAP_ATTR_UNSPEC: unused
- * @VRNIC_DSCP_MAP_ATTR_DSCP: u8, 0..63, required
- * @VRNIC_DSCP_MAP_ATTR_PRIO: u8, 0..7, required
+ * @VRNIC_DSCP_MAP_ATTR_DSCP: u8, a DSCP (below VRNIC_NUM_DSCP), required
+ * @VRNIC_DSCP_MAP_ATTR_PRIO: u8, a priority (below VRNIC_NUM_PRIO), required
  */
 enum vrnic_dscp_map_attr {
 	VRNIC_DSCP_MAP_ATTR_UNSPEC,
@@ -258,6 +277,10 @@ enum vrnic_tc_map_attr {
 #define VRNIC_DCQCN_ALPHA_MAX		(VRNIC_DCQCN_ONE - 1)
 /* Largest rpg_gd (a 4-bit field in ConnectX). */
 #define VRNIC_DCQCN_GD_MAX		15
+/* Largest rpg_threshold (a 5-bit field in ConnectX). */
+#define VRNIC_DCQCN_THRESHOLD_MAX	31
+/* Largest rpg_min_dec_fac: a percentage. */
+#define VRNIC_DCQCN_MIN_DEC_FAC_MAX	100
 
 /**
  * enum vrnic_dcqcn_attr - DCQCN parameters (nest VRNIC_ATTR_DCQCN)
@@ -266,50 +289,57 @@ enum vrnic_tc_map_attr {
  * sender that lowers its rate), NP = notification point (the receiver that
  * sends CNPs).  Defaults are those of Zhu et al., "Congestion Control for
  * Large-Scale RDMA Deployments", SIGCOMM 2015, where the paper gives one.
- * All attributes are u32 unless noted.
+ * All attributes are u32 unless noted.  Ranges use the VRNIC_DCQCN_*
+ * constants above; the kernel's policy checks them (CTRL_CMD_GETPOLICY
+ * reports them).
  *
  * @VRNIC_DCQCN_ATTR_UNSPEC: unused
  * @VRNIC_DCQCN_ATTR_RPG_TIME_RESET: RP rate-increase timer period T, in
- *	microseconds, 1..131071.  Default 55
+ *	microseconds, 1..VRNIC_DCQCN_TIME_MAX.  Default 55
  * @VRNIC_DCQCN_ATTR_RPG_BYTE_RESET: RP byte counter B: bytes sent between
  *	rate increases, 0 disables the byte counter.  Default 10485760 (10 MB)
  * @VRNIC_DCQCN_ATTR_RPG_THRESHOLD: RP fast-recovery steps F before
- *	additive increase, 1..31.  Default 5
+ *	additive increase, 1..VRNIC_DCQCN_THRESHOLD_MAX.  Default 5
  * @VRNIC_DCQCN_ATTR_RPG_MAX_RATE: RP rate ceiling in Mb/s, 0 = line rate,
- *	0..1000000.  Default 0
+ *	0..VRNIC_DCQCN_RATE_MAX.  Default 0
  * @VRNIC_DCQCN_ATTR_RPG_AI_RATE: additive-increase step R_AI in Mb/s,
- *	1..1000000.  Default 40
+ *	1..VRNIC_DCQCN_RATE_MAX.  Default 40
  * @VRNIC_DCQCN_ATTR_RPG_HAI_RATE: hyper-increase step R_HAI in Mb/s,
- *	1..1000000, not below RPG_AI_RATE.  Default 400
+ *	1..VRNIC_DCQCN_RATE_MAX, not below RPG_AI_RATE.  Default 400
  * @VRNIC_DCQCN_ATTR_RPG_GD: rate decrease divisor as log2, in ConnectX's
  *	encoding: alpha counts in 1/1024 units (10 bits), and a decrease
- *	takes rate * alpha_10bit / 2^RPG_GD off the rate, 0..15.  Default 11
+ *	takes rate * alpha_10bit / 2^RPG_GD off the rate,
+ *	0..VRNIC_DCQCN_GD_MAX.  Default 11
  *	(the paper's rate * (1 - alpha / 2)); 10 takes rate * alpha
  * @VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC: smallest factor a single decrease may
- *	leave, in percent of the current rate, 1..100.  Default 50
- * @VRNIC_DCQCN_ATTR_RPG_MIN_RATE: RP rate floor in Mb/s, 0..1000000, not
- *	above a non-zero RPG_MAX_RATE.  Default 1
+ *	leave, in percent of the current rate,
+ *	1..VRNIC_DCQCN_MIN_DEC_FAC_MAX.  Default 50
+ * @VRNIC_DCQCN_ATTR_RPG_MIN_RATE: RP rate floor in Mb/s,
+ *	0..VRNIC_DCQCN_RATE_MAX, not above a non-zero RPG_MAX_RATE.  Default 1
  * @VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP: rate in Mb/s a flow drops to
  *	on its first CNP, 0 = keep the current rate and apply the normal
- *	decrease, 0..1000000.  Default 0
- * @VRNIC_DCQCN_ATTR_DCE_TCP_G: alpha gain g in units of 1/1024, 1..1024:
+ *	decrease, 0..VRNIC_DCQCN_RATE_MAX.  Default 0
+ * @VRNIC_DCQCN_ATTR_DCE_TCP_G: alpha gain g in units of 1/1024,
+ *	1..VRNIC_DCQCN_ONE:
  *	alpha = (1 - g) * alpha + g * (CNP seen).  Default 4 (g = 1/256)
  * @VRNIC_DCQCN_ATTR_DCE_TCP_RTT: alpha update period K in microseconds,
- *	1..131071.  Default 55
+ *	1..VRNIC_DCQCN_TIME_MAX.  Default 55
  * @VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD: minimum time between two
- *	rate decreases of one flow in microseconds, 1..131071.  Default 50
+ *	rate decreases of one flow in microseconds, 1..VRNIC_DCQCN_TIME_MAX.
+ *	Default 50
  * @VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE: alpha of a new flow in units of
  *	1/1024, 0..VRNIC_DCQCN_ALPHA_MAX (ConnectX's 10-bit field).
  *	Default 1023 (alpha just below 1)
  * @VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS: NP: minimum interval N between
- *	CNPs to one QP in microseconds, 0..131071.  Default 50
- * @VRNIC_DCQCN_ATTR_CNP_DSCP: u8, NP: DSCP of CNPs, 0..63.  Default 48
- * @VRNIC_DCQCN_ATTR_CNP_802P_PRIO: u8, NP: 802.1p priority of CNPs, 0..7.
- *	Default 6
- * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE: u8, RP, 0..1: every rate decrease
+ *	CNPs to one QP in microseconds, 0..VRNIC_DCQCN_TIME_MAX.  Default 50
+ * @VRNIC_DCQCN_ATTR_CNP_DSCP: u8, NP: DSCP of CNPs (below VRNIC_NUM_DSCP).
+ *	Default 48
+ * @VRNIC_DCQCN_ATTR_CNP_802P_PRIO: u8, NP: 802.1p priority of CNPs (below
+ *	VRNIC_NUM_PRIO).  Default 6
+ * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE: u8, RP, a flag (0 or 1): every rate decrease
  *	first sets the target rate to the current rate (the paper's
  *	behaviour).  Default 0
- * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC: u8, RP, 0..1: a rate
+ * @VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC: u8, RP, a flag: a rate
  *	decrease sets the target rate to the current rate when the increase
  *	timer has fired since the previous decrease (with CLAMP_TGT_RATE 0,
  *	the target is kept otherwise unless the byte counter fired).
