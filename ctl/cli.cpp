@@ -68,34 +68,6 @@ CLI::App* add_object(CLI::App& app, Context& ctx, const std::string& name,
     return obj;
 }
 
-bool require_vrnic(Context& ctx, const std::string& dev) {
-    auto nl = libctl::Nldev::open();
-    if (!nl) {
-        ctx.fail(nl.error());
-        return false;
-    }
-    auto d = nl->device(dev);
-    if (!d) {
-        ctx.fail(d.error());
-        return false;
-    }
-    auto v = libctl::Vrnic::open();
-    if (!v) {
-        ctx.fail(dev + " is not a vrnic device (" + v.error().message() + ")");
-        return false;
-    }
-    auto names = v->devices();
-    if (!names) {
-        ctx.fail(names.error());
-        return false;
-    }
-    for (const auto& n : *names)
-        if (n == dev)
-            return true;
-    ctx.fail(dev + " is not a vrnic device");
-    return false;
-}
-
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     Context ctx(out, err);
     CLI::App app("rdmactl: configure vrnic and other RDMA devices over netlink", "rdmactl");

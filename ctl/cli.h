@@ -69,11 +69,6 @@ void register_stats(CLI::App& app, Context& ctx);
 void register_config(CLI::App& app, Context& ctx);
 void register_monitor(CLI::App& app, Context& ctx);
 
-/// Checks that @p dev exists and is a vrnic device; on failure prints the
-/// error ("RDMA device X not found", "X is not a vrnic device") and
-/// returns false.
-bool require_vrnic(Context& ctx, const std::string& dev);
-
 /// Parses an unsigned decimal (or 0x hex) number no larger than @p max.
 std::optional<uint64_t> parse_uint(const std::string& s, uint64_t max);
 

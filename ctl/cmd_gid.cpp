@@ -37,8 +37,6 @@ const std::vector<Column> kGidColumns = {
 };
 
 void show(Context& ctx, const std::string& dev) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
-        return;
     auto v = libctl::Vrnic::open();
     if (!v)
         return (void)ctx.fail(v.error());

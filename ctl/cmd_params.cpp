@@ -65,8 +65,6 @@ void set(Context& ctx, const ParamObject<S>& obj, const std::string& dev,
         }
         p->set(s, *v);
     }
-    if (!require_vrnic(ctx, dev))
-        return;
     auto v = Vrnic::open();
     if (!v) {
         ctx.fail(v.error());

@@ -97,8 +97,6 @@ void set(Context& ctx, const std::string& dev, const std::vector<std::string>& a
     }
     if (args.empty())
         return usage("nothing to set");
-    if (!require_vrnic(ctx, dev))
-        return;
     auto v = Vrnic::open();
     if (!v)
         return (void)ctx.fail(v.error());

@@ -59,8 +59,6 @@ void port_stats(Context& ctx, const std::string& dev) {
 }
 
 void qp_stats(Context& ctx, const std::string& dev, const std::optional<uint32_t>& qpn) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
-        return;
     auto v = libctl::Vrnic::open();
     if (!v)
         return (void)ctx.fail(v.error());

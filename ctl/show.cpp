@@ -6,8 +6,6 @@
 namespace rdmactl {
 
 std::optional<ShowTargets> open_show_targets(Context& ctx, const std::string& dev) {
-    if (!dev.empty() && !require_vrnic(ctx, dev))
-        return std::nullopt;
     auto v = libctl::Vrnic::open();
     if (!v) {
         ctx.fail(v.error());

@@ -22,9 +22,9 @@ struct ShowTargets {
     std::vector<std::string> devs; ///< DEV alone, or every vrnic device when none was named
 };
 
-/// Checks @p dev (when not empty) with require_vrnic, opens the vrnic family
-/// and lists the devices to show; on failure prints the error and returns
-/// nullopt.
+/// Opens the vrnic family and lists the devices to show (@p dev alone, whose
+/// existence the kernel checks when it is read); on failure prints the
+/// error and returns nullopt.
 std::optional<ShowTargets> open_show_targets(Context& ctx, const std::string& dev);
 
 /// Reads one object of one device as JSON.

@@ -190,7 +190,7 @@ mon_saw() { grep -q '"dev_name":"vrnic0","limits":{.*"max_ah":77' "$T/mon"; }
 expect_ok "monitor prints the change" wait_for 10 mon_saw
 
 # --- bad input --------------------------------------------------------------
-bad "unknown device" 1 'RDMA device nosuch not found' rdmactl limits set nosuch max_qp 1
+bad "unknown device" 1 'of nosuch: no such device' rdmactl limits set nosuch max_qp 1
 bad "unknown device (show)" 1 'nosuch' rdmactl qos show nosuch
 bad "unknown key" 2 'unknown key "max_bogus"' rdmactl limits set vrnic0 max_bogus 1
 bad "unknown dcqcn key" 2 'unknown key' rdmactl dcqcn set vrnic0 rpg_bogus 1
