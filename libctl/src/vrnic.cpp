@@ -265,21 +265,25 @@ template const Param<Limits>* find_param(const std::vector<Param<Limits>>&, cons
 template const Param<Dcqcn>* find_param(const std::vector<Param<Dcqcn>>&, const std::string&);
 template const Param<Qos>* find_param(const std::vector<Param<Qos>>&, const std::string&);
 
+// The ranges are the constants of uapi/vrnic.h the kernel's policy is built
+// from; "apply" checks a whole file with them before changing anything.
 const std::vector<Param<Limits>>& limits_params() {
     static const std::vector<Param<Limits>> ps = {
-        {"max_qp", VRNIC_LIMITS_ATTR_MAX_QP, &Limits::max_qp, 1, kU32Max},
-        {"max_cq", VRNIC_LIMITS_ATTR_MAX_CQ, &Limits::max_cq, 1, kU32Max},
-        {"max_mr", VRNIC_LIMITS_ATTR_MAX_MR, &Limits::max_mr, 1, kU32Max},
-        {"max_pd", VRNIC_LIMITS_ATTR_MAX_PD, &Limits::max_pd, 1, kU32Max},
-        {"max_srq", VRNIC_LIMITS_ATTR_MAX_SRQ, &Limits::max_srq, 1, kU32Max},
-        {"max_ah", VRNIC_LIMITS_ATTR_MAX_AH, &Limits::max_ah, 1, kU32Max},
-        {"max_qp_wr", VRNIC_LIMITS_ATTR_MAX_QP_WR, &Limits::max_qp_wr, 1, kU32Max},
-        {"max_cqe", VRNIC_LIMITS_ATTR_MAX_CQE, &Limits::max_cqe, 1, kU32Max},
-        {"max_sge", VRNIC_LIMITS_ATTR_MAX_SGE, &Limits::max_sge, 1, kU32Max},
+        {"max_qp", VRNIC_LIMITS_ATTR_MAX_QP, &Limits::max_qp, 1, VRNIC_CAP_MAX_QP},
+        {"max_cq", VRNIC_LIMITS_ATTR_MAX_CQ, &Limits::max_cq, 1, VRNIC_CAP_MAX_CQ},
+        {"max_mr", VRNIC_LIMITS_ATTR_MAX_MR, &Limits::max_mr, 1, VRNIC_CAP_MAX_MR},
+        {"max_pd", VRNIC_LIMITS_ATTR_MAX_PD, &Limits::max_pd, 1, VRNIC_CAP_MAX_PD},
+        {"max_srq", VRNIC_LIMITS_ATTR_MAX_SRQ, &Limits::max_srq, 1, VRNIC_CAP_MAX_SRQ},
+        {"max_ah", VRNIC_LIMITS_ATTR_MAX_AH, &Limits::max_ah, 1, VRNIC_CAP_MAX_AH},
+        {"max_qp_wr", VRNIC_LIMITS_ATTR_MAX_QP_WR, &Limits::max_qp_wr, 1, VRNIC_CAP_MAX_QP_WR},
+        {"max_cqe", VRNIC_LIMITS_ATTR_MAX_CQE, &Limits::max_cqe, 1, VRNIC_CAP_MAX_CQE},
+        {"max_sge", VRNIC_LIMITS_ATTR_MAX_SGE, &Limits::max_sge, 1, VRNIC_CAP_MAX_SGE},
         {"max_inline_data", VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, &Limits::max_inline_data, 0,
-         kU32Max},
-        {"max_mr_size", VRNIC_LIMITS_ATTR_MAX_MR_SIZE, &Limits::max_mr_size, 4096, kU64Max},
-        {"max_qp_rd_atom", VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM, &Limits::max_qp_rd_atom, 1, kU32Max},
+         VRNIC_CAP_MAX_INLINE_DATA},
+        {"max_mr_size", VRNIC_LIMITS_ATTR_MAX_MR_SIZE, &Limits::max_mr_size, VRNIC_MIN_MAX_MR_SIZE,
+         kU64Max},
+        {"max_qp_rd_atom", VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM, &Limits::max_qp_rd_atom, 1,
+         VRNIC_CAP_MAX_QP_RD_ATOM},
     };
     return ps;
 }
@@ -289,12 +293,14 @@ const std::vector<Param<Dcqcn>>& dcqcn_params() {
     static const std::vector<Param<Dcqcn>> ps = {
         {"rpg_time_reset", VRNIC_DCQCN_ATTR_RPG_TIME_RESET, &Dcqcn::rpg_time_reset, 1, t},
         {"rpg_byte_reset", VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, &Dcqcn::rpg_byte_reset, 0, kU32Max},
-        {"rpg_threshold", VRNIC_DCQCN_ATTR_RPG_THRESHOLD, &Dcqcn::rpg_threshold, 1, 31},
+        {"rpg_threshold", VRNIC_DCQCN_ATTR_RPG_THRESHOLD, &Dcqcn::rpg_threshold, 1,
+         VRNIC_DCQCN_THRESHOLD_MAX},
         {"rpg_max_rate", VRNIC_DCQCN_ATTR_RPG_MAX_RATE, &Dcqcn::rpg_max_rate, 0, rate},
         {"rpg_ai_rate", VRNIC_DCQCN_ATTR_RPG_AI_RATE, &Dcqcn::rpg_ai_rate, 1, rate},
         {"rpg_hai_rate", VRNIC_DCQCN_ATTR_RPG_HAI_RATE, &Dcqcn::rpg_hai_rate, 1, rate},
         {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd, 0, VRNIC_DCQCN_GD_MAX},
-        {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac, 1, 100},
+        {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac, 1,
+         VRNIC_DCQCN_MIN_DEC_FAC_MAX},
         {"rpg_min_rate", VRNIC_DCQCN_ATTR_RPG_MIN_RATE, &Dcqcn::rpg_min_rate, 0, rate},
         {"rate_to_set_on_first_cnp", VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP,
          &Dcqcn::rate_to_set_on_first_cnp, 0, rate},

@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <map>
+#include <string>
+
+#include <uapi/vrnic.h>
 
 using namespace rdmactl;
 
@@ -236,6 +239,10 @@ TEST(Config, OutOfRangeNegativeAndWrongType) {
     expect_rejected(dev(R"("limits": {"max_qp": 0})"), "limits.max_qp");
     expect_rejected(dev(R"("limits": {"max_qp": -1})"), "negative");
     expect_rejected(dev(R"("limits": {"max_qp": 4294967296})"), "out of range");
+    // The kernel's ceiling, from the same uapi constant as its policy.
+    expect_rejected(dev(R"("limits": {"max_qp": )" + std::to_string(VRNIC_CAP_MAX_QP + 1) + "}"),
+                    "limits.max_qp: value " + std::to_string(VRNIC_CAP_MAX_QP + 1) +
+                        " out of range 1.." + std::to_string(VRNIC_CAP_MAX_QP));
     expect_rejected(dev(R"("limits": {"max_qp": "16"})"), "unsigned integer");
     expect_rejected(dev(R"("limits": {"max_qp": 1.5})"), "unsigned integer");
     expect_rejected(dev(R"("limits": {"max_mr_size": 4095})"), "limits.max_mr_size");
