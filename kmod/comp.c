@@ -439,6 +439,6 @@ void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	 * honour (see vrnic_req_run()).
 	 */
 	smp_mb();
-	if (kick || test_bit(0, &xp->kick))
+	if (kick || test_bit(VRNIC_XP_KICK, &xp->kick))
 		vrnic_req_kick(qp);
 }

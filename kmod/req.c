@@ -658,14 +658,14 @@ static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 			spin_unlock_bh(&xp->sq_lock);
 			return true;
 		}
-		clear_bit(0, &xp->kick);
+		clear_bit(VRNIC_XP_KICK, &xp->kick);
 		more = vrnic_req_loop(qp, budget);
 		spin_unlock_bh(&xp->sq_lock);
 		if (more)
 			return true;
 		/* Unlock before test: pairs with the barrier in kick. */
 		smp_mb();
-		if (!test_bit(0, &xp->kick))
+		if (!test_bit(VRNIC_XP_KICK, &xp->kick))
 			return false;
 	}
 }
@@ -681,7 +681,7 @@ void vrnic_req_kick(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	set_bit(0, &xp->kick);
+	set_bit(VRNIC_XP_KICK, &xp->kick);
 	/* Order the bit before the trylock; pairs with vrnic_req_run(). */
 	smp_mb__after_atomic();
 	if (irqs_disabled() || in_hardirq()) {
@@ -698,7 +698,7 @@ void vrnic_req_work(struct work_struct *work)
 					   xport.req_work);
 	int i;
 
-	set_bit(0, &qp->xport.kick);
+	set_bit(VRNIC_XP_KICK, &qp->xport.kick);
 	for (i = 0; i < VRNIC_REQ_WORK_RUNS; i++) {
 		if (!vrnic_req_run(qp, VRNIC_REQ_BUDGET))
 			return;
@@ -819,11 +819,11 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	 */
 	xp->window = VRNIC_MIN_INFLIGHT;
 	vrnic_req_rewind(qp, xp->comp_psn);
-	set_bit(0, &xp->kick);
+	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
 	spin_unlock_bh(&xp->sq_lock);
 	smp_mb();	/* see vrnic_req_run() */
-	if (test_bit(0, &xp->kick))
+	if (test_bit(VRNIC_XP_KICK, &xp->kick))
 		vrnic_req_schedule(qp);
 }
 
@@ -1037,7 +1037,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	spin_unlock_bh(&xp->sq_lock);
 	/* A doorbell may have found the lock taken by us. */
 	smp_mb();
-	if (test_bit(0, &xp->kick))
+	if (test_bit(VRNIC_XP_KICK, &xp->kick))
 		vrnic_req_schedule(qp);
 
 	if (mask & IB_QP_STATE) {

@@ -93,6 +93,9 @@ struct vrnic_rdres {
 	u64 orig;		/* ATOMIC: value returned, replayed on dups */
 };
 
+/* Bit in vrnic_qp_xport.kick: a requester run was asked for. */
+#define VRNIC_XP_KICK	0
+
 /**
  * struct vrnic_qp_xport - per-QP transport state, embedded in vrnic_qp
  *
@@ -138,7 +141,7 @@ struct vrnic_qp_xport {
 
 	/* ---- send side (requester and completer): @sq_lock ---- */
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
-	unsigned long kick;		/* bit 0: requester run requested */
+	unsigned long kick;		/* VRNIC_XP_KICK: requester run requested */
 	int tx_cpu;			/* CPU that sent the packets in flight */
 	u32 send_idx;			/* SQ slot the requester sends from */
 	u32 init_idx;			/* first SQ slot never started */
