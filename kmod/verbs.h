@@ -13,8 +13,10 @@
  * - Verbs owns the queues and the QP state; the wire owns the transport
  *   state (struct vrnic_qp_xport, transport.h) and the per-WQE transport
  *   fields (struct vrnic_wqe_xport).
- * - Hooks the wire implements, all called in process context without any
- *   verbs lock held:
+ * - Hooks the wire implements.  The first four are called in process
+ *   context with no spinlock held and may sleep; modify and stop run
+ *   under qp->modify_mutex (so they never race each other), init and
+ *   destroy under no verbs lock:
  *     vrnic_xport_init(qp): at create_qp, after the queues exist.  Failure
  *       fails create_qp.
  *     vrnic_xport_modify(qp, attr, mask): after modify_qp validated @attr
