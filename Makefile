@@ -6,7 +6,8 @@
 #   make check-debug  VM selftests + full stress on a KASAN/lockdep/kmemleak
 #                     kernel built from linux-source-6.1 (first run: long build)
 #   make demo         boot a VM and show vrnic working
-#   make cc-demo      DCQCN on a CE-marked flow: trace, oracle replay, plot
+#   make cc-demo      DCQCN on vs off through an ECN-marking bottleneck: figures,
+#                     oracle replay of the traces, rate plots
 #   make bench        perftest, vrnic vs rdma_rxe in one VM boot (ratios)
 #   make lint         checkpatch --strict + sparse on kmod, clang-format on C++
 #   make dkms-install add/build/install the module with DKMS
@@ -121,12 +122,14 @@ demo: deps
 	$(MAKE) all
 	selftests/vm/vm.sh demo
 
-# One flow whose every packet is marked CE: the kernel's DCQCN trace, its
-# exact replay by ../shared/cc/dcqcn_oracle.py, and a rate-versus-time
-# plot (tests/cc_replay.sh/rate.png in the run's results).
+# Two and four RoCE flows through an ECN-marking bottleneck (htb + red
+# ecn), DCQCN on versus off: drops, queue, utilisation, fairness; each QP's
+# DCQCN trace replayed exactly by ../shared/cc/dcqcn_oracle.py, and per-QP
+# rate-versus-time plots (tests/cc_bottleneck.sh/rate-*.png in the run's
+# results).
 cc-demo: deps
 	$(MAKE) all
-	selftests/vm/vm.sh check cc_replay.sh
+	selftests/vm/vm.sh check cc_bottleneck.sh
 
 bench: deps
 	$(MAKE) all
