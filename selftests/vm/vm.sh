@@ -181,14 +181,18 @@ write_job() {
 	} >"$f"
 }
 
-# Keep the newest runs only; never touch one younger than an hour, it may
-# belong to a guest still running.
+# Keep the newest runs only; never touch one whose vm.sh still runs (its
+# pid is in the run's owner file: a debug-kernel run lasts hours, while
+# other runs come and go) or, for runs without that file, younger than an
+# hour.
 prune_runs() {
-	local keep=${VRNIC_VM_KEEP_RUNS:-20} d
+	local keep=${VRNIC_VM_KEEP_RUNS:-20} d pid
 
 	find "$BUILD/runs" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
 		sort -rn | tail -n +"$((keep + 1))" | cut -d' ' -f2- |
 		while read -r d; do
+			pid=$(cat "$d/owner" 2>/dev/null) || pid=
+			[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && continue
 			[[ -n $(find "$d" -maxdepth 0 -mmin +60) ]] && rm -rf -- "$d"
 		done
 }
@@ -245,6 +249,7 @@ main() {
 	)
 
 	run=$(mktemp -d "$BUILD/runs/$mode-$(date +%Y%m%d-%H%M%S)-XXXX")
+	echo "$$" >"$run/owner"
 	mkdir "$run/results"
 	ln -sfn "runs/${run##*/}/results" "$BUILD/results"
 	ln -sfn "runs/${run##*/}/console.log" "$BUILD/console.log"
