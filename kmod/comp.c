@@ -247,7 +247,7 @@ static void vrnic_comp_rnr_nak(struct vrnic_qp *qp, u32 psn, u8 syn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
-	unsigned long delay = usecs_to_jiffies(vrnic_rnr_usecs[syn & 0x1f]);
+	unsigned long delay = usecs_to_jiffies(vrnic_rnr_usecs[syn & VRNIC_AETH_VALUE_MASK]);
 
 	xp->sq_stats.rnr_naks++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_RCVD);
@@ -345,7 +345,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 			vrnic_comp_rnr_nak(qp, psn, syn);
 			return false;
 		case VRNIC_AETH_NAK:
-			if ((syn & 0x1f) == VRNIC_NAK_PSN_SEQ) {
+			if ((syn & VRNIC_AETH_VALUE_MASK) == VRNIC_NAK_PSN_SEQ) {
 				xp->sq_stats.seq_naks++;
 				vrnic_counter_inc(vdev,
 						  VRNIC_CNT_SEQ_ERR_NAKS_RCVD);
@@ -356,9 +356,9 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				return true;
 			}
 			vrnic_qp_dbg(qp, "NAK %#x psn %#x\n", syn, psn);
-			if ((syn & 0x1f) == VRNIC_NAK_REM_ACCESS)
+			if ((syn & VRNIC_AETH_VALUE_MASK) == VRNIC_NAK_REM_ACCESS)
 				xp->sq_stats.access_errors++;
-			vrnic_comp_fail_head(qp, vrnic_nak_status(syn & 0x1f));
+			vrnic_comp_fail_head(qp, vrnic_nak_status(syn & VRNIC_AETH_VALUE_MASK));
 			return false;
 		default:
 			xp->sq_stats.drops++;	/* reserved syndrome */

@@ -46,6 +46,7 @@ struct vrnic_aeth {
 
 /* IBA 9.3.3.2: AETH syndrome encoding. */
 #define VRNIC_AETH_TYPE_MASK	0xe0
+#define VRNIC_AETH_VALUE_MASK	0x1f	/* credit count, RNR timer or NAK code */
 #define VRNIC_AETH_ACK		0x00	/* low 5 bits: credit count */
 #define VRNIC_AETH_RNR_NAK	0x20	/* low 5 bits: RNR timer code */
 #define VRNIC_AETH_NAK		0x60	/* low 5 bits: NAK code */

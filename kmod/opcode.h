@@ -18,6 +18,8 @@
 #define VRNIC_OP_TRANSPORT(op)	((op) & 0xe0)
 
 /* Operation codes within a transport (low five bits). */
+#define VRNIC_OP_CODE(op)	((op) & 0x1f)
+
 enum vrnic_opcode {
 	VRNIC_SEND_FIRST		= 0x00,
 	VRNIC_SEND_MIDDLE		= 0x01,

@@ -448,7 +448,7 @@ static int vrnic_resp_atomic(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
 	struct vrnic_atmeth *a = (void *)(pkt->hdr + info->off_atmeth);
-	bool cas = (pkt->opcode & 0x1f) == VRNIC_CMP_SWAP;
+	bool cas = VRNIC_OP_CODE(pkt->opcode) == VRNIC_CMP_SWAP;
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_rdres *res;
 	struct vrnic_mr *mr;
@@ -469,7 +469,7 @@ static int vrnic_resp_atomic(struct vrnic_qp *qp, struct sk_buff *skb)
 		return RESP_NAK_INV;
 	res = vrnic_resp_res_alloc(qp);
 	if (res) {
-		res->opcode = pkt->opcode & 0x1f;
+		res->opcode = VRNIC_OP_CODE(pkt->opcode);
 		res->valid = true;
 		res->first_psn = pkt->psn;
 		res->last_psn = pkt->psn;
@@ -846,7 +846,7 @@ nak:
 		xp->rq_stats.rnr_naks++;
 		vrnic_counter_inc(vdev, VRNIC_CNT_RNR_NAKS_SENT);
 		vrnic_send_ack(qp, VRNIC_AETH_RNR_NAK |
-			       (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
+			       (qp->attr.min_rnr_timer & VRNIC_AETH_VALUE_MASK), pkt->psn);
 		return;
 	case RESP_NAK_INV:
 		vrnic_resp_count_nak(qp, res);
