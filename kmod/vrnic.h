@@ -260,8 +260,4 @@ struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb);
 void vrnic_loop_init(void);
 void vrnic_loop_exit(void);
 
-/* req.c: wire engine setup (ICRC, workqueue); call from module init/exit */
-int vrnic_wire_init(void);
-void vrnic_wire_exit(void);
-
 #endif /* VRNIC_H */
