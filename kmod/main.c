@@ -113,22 +113,6 @@ static enum ib_port_state vrnic_netdev_port_state(struct net_device *ndev)
 	       IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
-/*
- * Largest IB MTU whose packets fit the netdev MTU with the worst-case
- * RoCEv2 overhead: IPv6 (40) + UDP (8) + BTH (12) + the largest extension
- * headers a data packet carries (RETH 16 + ImmDt 4) + ICRC (4).
- */
-#define VRNIC_ROCE_OVERHEAD	(40 + 8 + 12 + 16 + 4 + 4)
-
-static enum ib_mtu vrnic_active_mtu(struct net_device *ndev)
-{
-	int payload = (int)READ_ONCE(ndev->mtu) - VRNIC_ROCE_OVERHEAD;
-
-	if (payload < 256)
-		return IB_MTU_256;
-	return ib_mtu_int_to_enum(payload);
-}
-
 static int vrnic_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
@@ -199,7 +183,7 @@ static int vrnic_query_port(struct ib_device *ibdev, u32 port_num,
 	else
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = vrnic_active_mtu(ndev);
+	attr->active_mtu = vrnic_ndev_active_mtu(ndev);
 	attr->gid_tbl_len = VRNIC_GID_TABLE_LEN;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = 1U << 31;

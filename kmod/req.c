@@ -67,17 +67,15 @@ static u32 vrnic_npkts(u32 len, u32 mtu)
 	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
+/* Payload bytes per packet: the path MTU (RC, UC), the port MTU (UD). */
 u32 vrnic_qp_mtu(struct vrnic_qp *qp)
 {
-	int payload;
+	struct net_device *ndev = vrnic_qp_dev(qp)->ndev;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
 		return qp->xport.mtu;
 	/* UD: the port MTU, as query_port reports it. */
-	payload = READ_ONCE(vrnic_qp_dev(qp)->ndev->mtu) - VRNIC_ROCE_HDR_MAX;
-	if (payload < 256)
-		return 256;
-	return ib_mtu_enum_to_int(ib_mtu_int_to_enum(payload));
+	return ib_mtu_enum_to_int(vrnic_ndev_active_mtu(ndev));
 }
 
 /* IBA 9.7.6.1.3: local ACK timeout is 4.096 us * 2^timeout. */

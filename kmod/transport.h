@@ -22,6 +22,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/skbuff.h>
+#include <linux/netdevice.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <net/dst_cache.h>
@@ -241,9 +242,18 @@ void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
 /*
  * Largest RoCEv2 overhead on top of the IB payload: IPv6 (40) + UDP (8) +
- * BTH (12) + RETH (16) + ImmDt (4) + ICRC (4).
+ * BTH (12) + the largest extension headers a data packet carries
+ * (RETH 16 + ImmDt 4) + ICRC (4).
  */
-#define VRNIC_ROCE_HDR_MAX	84
+#define VRNIC_ROCE_HDR_MAX	(40 + 8 + 12 + 16 + 4 + 4)
+
+/* Active MTU: the largest IB MTU whose packets fit the netdev MTU. */
+static inline enum ib_mtu vrnic_ndev_active_mtu(struct net_device *ndev)
+{
+	/* Below 256 bytes (or negative) this still yields IB_MTU_256. */
+	return ib_mtu_int_to_enum((int)READ_ONCE(ndev->mtu) -
+				  VRNIC_ROCE_HDR_MAX);
+}
 
 /* Module init/exit (called from main.c). */
 int vrnic_wire_init(void);
