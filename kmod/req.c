@@ -61,12 +61,6 @@ void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
 	dma->sge_offset = off;
 }
 
-/* Packets (PSNs) a message of @len bytes takes at @mtu; at least one. */
-static u32 vrnic_npkts(u32 len, u32 mtu)
-{
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
-}
-
 /* Payload bytes per packet: the path MTU (RC, UC), the port MTU (UD). */
 u32 vrnic_qp_mtu(struct vrnic_qp *qp)
 {

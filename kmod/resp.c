@@ -296,11 +296,6 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 	return RESP_OK;
 }
 
-static u32 vrnic_resp_npkts(u32 len, u32 mtu)
-{
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
-}
-
 /* How far vrnic_resp_read_stream() got. */
 enum vrnic_read_progress {
 	VRNIC_READ_DONE,	/* every response sent, or the READ abandoned */
@@ -426,7 +421,7 @@ static int vrnic_resp_read(struct vrnic_qp *qp, struct sk_buff *skb)
 	res = vrnic_resp_res_alloc(qp);
 	if (!res)
 		return RESP_NAK_INV;	/* max_dest_rd_atomic is 0 */
-	span = vrnic_resp_npkts(len, xp->mtu);
+	span = vrnic_npkts(len, xp->mtu);
 	res->opcode = VRNIC_READ_REQUEST;
 	res->valid = true;
 	res->first_psn = pkt->psn;
@@ -564,7 +559,7 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 		/* Re-execute from the requested PSN, checking access anew. */
 		if (len > SZ_2G ||
 		    vrnic_psn_add(pkt->psn,
-				  vrnic_resp_npkts(len, xp->mtu) - 1) !=
+				  vrnic_npkts(len, xp->mtu) - 1) !=
 		    res->last_psn)
 			return;
 		if (len) {

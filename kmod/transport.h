@@ -255,6 +255,12 @@ static inline enum ib_mtu vrnic_ndev_active_mtu(struct net_device *ndev)
 				  VRNIC_ROCE_HDR_MAX);
 }
 
+/* Packets (PSNs) a message of @len bytes takes at @mtu; at least one. */
+static inline u32 vrnic_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
 /* Module init/exit (called from main.c). */
 int vrnic_wire_init(void);
 void vrnic_wire_exit(void);
