@@ -91,8 +91,14 @@ u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c)
 	return sum;
 }
 
-/* Find the vrnic device bound to @ndev; reference held on success. */
-static struct vrnic_dev *vrnic_dev_get_by_netdev(struct net_device *ndev)
+/**
+ * vrnic_dev_get_by_netdev - find the vrnic device bound to a netdev
+ * @ndev: the net device
+ *
+ * Return: the device with a reference held (drop it with vrnic_dev_put()),
+ * or NULL if @ndev carries no vrnic device (none, or an rdma_rxe one).
+ */
+struct vrnic_dev *vrnic_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 

@@ -28,20 +28,11 @@
  */
 static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
 {
-	struct ib_device *ibdev;
+	struct vrnic_dev *vdev = vrnic_dev_get_by_netdev(ndev);
 
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (!ibdev && is_vlan_dev(ndev))
-		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
-						RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return NULL;
-	/* rdma_rxe shares the driver id; our ops carry our module. */
-	if (ibdev->ops.owner != THIS_MODULE) {
-		ib_device_put(ibdev);
-		return NULL;
-	}
-	return to_vdev(ibdev);
+	if (!vdev && is_vlan_dev(ndev))
+		vdev = vrnic_dev_get_by_netdev(vlan_dev_real_dev(ndev));
+	return vdev;
 }
 
 /*
