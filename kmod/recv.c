@@ -312,7 +312,6 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 		goto drop_qp;
 
 	pkt = vrnic_pkt(skb);
-	pkt->qp = qp;
 	pkt->hdr = (u8 *)bth;
 	pkt->mask = info->mask;
 	pkt->psn = bth_psn(bth);

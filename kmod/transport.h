@@ -191,8 +191,6 @@ struct vrnic_qp_xport {
 
 /**
  * struct vrnic_pkt - parse results of a received packet, in skb->cb
- * @qp: destination QP (the receive path's reference ends when the
- *	engine returns; skbs an engine keeps are purged before the QP goes)
  * @hdr: start of the BTH
  * @mask: vrnic_opcode[opcode].mask
  * @psn: BTH PSN
@@ -202,7 +200,6 @@ struct vrnic_qp_xport {
  * @vdev: the device whose budget a held packet is charged to (resp.c)
  */
 struct vrnic_pkt {
-	struct vrnic_qp *qp;
 	struct vrnic_dev *vdev;
 	u8 *hdr;
 	u32 mask;
