@@ -81,8 +81,6 @@ enum {
 	VRNIC_M_ATOMIC_WRITE	= BIT(20),
 };
 
-#define VRNIC_M_ONLY		(VRNIC_M_FIRST | VRNIC_M_LAST)
-
 /**
  * struct vrnic_opcode_info - what one BTH opcode means
  * @name: for debug output; NULL for opcodes vrnic neither sends nor accepts
@@ -106,10 +104,5 @@ struct vrnic_opcode_info {
 
 extern struct vrnic_opcode_info vrnic_opcode[256];
 void vrnic_opcode_init(void);
-
-/* Largest header a vrnic packet can have: BTH + DETH + ImmDt (UD) or
- * BTH + AtomicETH (RC): 40 bytes.
- */
-#define VRNIC_MAX_HDR_BYTES	48
 
 #endif /* VRNIC_OPCODE_H */
