@@ -13,8 +13,10 @@
  *   - the remaining transport headers, the payload and the pad bytes,
  * and sent inverted, least significant byte first, after the pad.
  *
- * The CRC itself comes from the crypto API so that the architecture's
- * carry-less multiply implementation is used when present.
+ * The CRC itself comes from the crypto API's "crc32" shash, as in
+ * rdma_rxe, so that an architecture's implementation is used when one is
+ * registered (on x86, crc32-pclmul uses carry-less multiply for buffers
+ * of 79 bytes or more and crc32_le() below that).
  */
 #include <linux/crc32.h>
 #include <linux/ip.h>
