@@ -340,12 +340,14 @@ run_stage "DCQCN TCG profile on every device: T = $T_US us, K = $K_US us, P = N 
 	dce_tcp_g 16 rpg_byte_reset 0 rpg_max_rate $((2 * C)) rpg_min_rate 1 ||
 	ktap_bail "cannot set the DCQCN profile"
 
+read -r tracing_was <"$TRACING/tracing_on"
 echo 0 >"$TRACING/tracing_on"
 echo 65536 >"$TRACING/buffer_size_kb"
 for e in vrnic_cc_params vrnic_cc_input vrnic_cc_rate; do
 	echo 1 >"$TRACING/events/vrnic/$e/enable"
 done
-defer eval "echo 0 > $TRACING/events/vrnic/enable; echo 1408 > $TRACING/buffer_size_kb"
+# Tracing as it was: the tests after this one trace too (cc_pfc.sh).
+defer eval "echo 0 > $TRACING/events/vrnic/enable; echo 1408 > $TRACING/buffer_size_kb; echo $tracing_was > $TRACING/tracing_on"
 
 # ---- one scenario: DCQCN on, then off ----
 

@@ -86,6 +86,11 @@ for e in vrnic_pfc_frame vrnic_pfc_hold; do
 	echo 1 >"$TRACING/events/vrnic/$e/enable"
 	defer eval "echo 0 > $TRACING/events/vrnic/$e/enable"
 done
+# Whatever an earlier test left: tracing on (else no event is recorded
+# and trace_marker refuses writes).
+read -r tracing_was <"$TRACING/tracing_on"
+defer eval "echo $tracing_was > $TRACING/tracing_on"
+echo 1 >"$TRACING/tracing_on"
 
 # counter NAME: a port counter of pfc_a (hw-stats in sysfs: cheap to read).
 counter() {
