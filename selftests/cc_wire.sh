@@ -68,18 +68,42 @@ UNKNOWN_QPN=0xfedcba
 # (empty if there is no such counter); drops_of "TEXT": the sum of every
 # receive drop reason and rp_cnp_ignored in it.
 stat_of() {
-	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' <<<"$1"
+	local -a w
+	local i
+
+	read -d '' -ra w <<<"$1"
+	for ((i = 0; i + 1 < ${#w[@]}; i++)); do
+		[[ ${w[i]} == "$2" ]] || continue
+		echo "${w[i + 1]}"
+		return
+	done
 }
 
 drops_of() {
-	awk '{ for (i = 1; i < NF; i++)
-		if ($i ~ /^drop_/ || $i == "icrc_errors" || $i == "rp_cnp_ignored") s += $(i + 1) }
-	     END { print s + 0 }' <<<"$1"
+	local -a w
+	local i s=0
+
+	read -d '' -ra w <<<"$1"
+	for ((i = 0; i + 1 < ${#w[@]}; i++)); do
+		[[ ${w[i]} == drop_* || ${w[i]} == icrc_errors || ${w[i]} == rp_cnp_ignored ]] &&
+			[[ ${w[i + 1]} =~ ^[0-9]+$ ]] && s=$((s + w[i + 1]))
+	done
+	echo "$s"
 }
 
-# hwc DEV NAME: port counter NAME of DEV (rdma statistic, i.e. hw-stats).
-hwc() {
-	stat_of "$(rdma statistic show link "$1/1" 2>/dev/null)" "$2"
+# port_stats DEV: PORT_STATS[NAME] = every port counter of DEV (rdma
+# statistic, i.e. hw-stats), read with one command and no other process.
+declare -A PORT_STATS=()
+port_stats() {
+	local -a w
+	local i
+
+	PORT_STATS=()
+	read -d '' -ra w < <(rdma statistic show link "$1/1" 2>/dev/null)
+	# "link DEV/1 NAME VALUE NAME VALUE ..."
+	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+		PORT_STATS[${w[i]}]=${w[i + 1]}
+	done
 }
 
 CC_COUNTERS=(np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored)
@@ -89,8 +113,9 @@ snap() {
 	local d n
 
 	for d in vrnic0 vrnic1; do
+		port_stats "$d"
 		for n in "${CC_COUNTERS[@]}"; do
-			SNAP[$d.$n]=$(hwc "$d" "$n")
+			SNAP[$d.$n]=${PORT_STATS[$n]:-}
 		done
 	done
 }
@@ -99,7 +124,8 @@ snap() {
 delta() {
 	local v
 
-	v=$(hwc "$1" "$2")
+	port_stats "$1"
+	v=${PORT_STATS[$2]:-}
 	[[ $v =~ ^[0-9]+$ && ${SNAP[$1.$2]} =~ ^[0-9]+$ ]] && echo $((v - SNAP[$1.$2]))
 }
 
