@@ -35,7 +35,8 @@ expect_output "port counters before traffic are zero" '^0$' counter tx_packets
 
 in_b timeout 120 ibv_rc_pingpong -d vrnic1 -g 1 -s $SIZE -n $ITERS >/dev/null 2>&1 &
 srv=$!
-sleep 1
+# ibv_rc_pingpong's default port; a loaded guest takes seconds to start it.
+wait_for 60 tcp_listening "$NS_B" 18515
 run_stage "ibv_rc_pingpong: $ITERS round trips of $SIZE bytes" \
 	in_a timeout 120 ibv_rc_pingpong -d vrnic0 -g 1 -s $SIZE -n $ITERS "$IP_B"
 wait "$srv"
@@ -57,7 +58,7 @@ qp_moved() {
 }
 in_b timeout 120 ibv_rc_pingpong -d vrnic1 -g 1 -n 100000 >/dev/null 2>&1 &
 srv=$!
-sleep 1
+wait_for 60 tcp_listening "$NS_B" 18515
 in_a timeout 120 ibv_rc_pingpong -d vrnic0 -g 1 -n 100000 "$IP_B" >/dev/null 2>&1 &
 cli=$!
 run_stage "per-QP tx_packets move during traffic (stats show qp)" wait_for 30 qp_moved
