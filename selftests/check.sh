@@ -5,7 +5,8 @@
 #
 #  1. host unit tests: ctest in build/cmake (GoogleTest cases become one TAP
 #     line each, "host/<ctest name>: <Suite.Case>");
-#  2. the VM selftests: selftests/vm/vm.sh check (one boot), "vm/..." lines.
+#  2. the VM selftests: selftests/vm/vm.sh check (one boot), "vm/..." lines;
+#     then the files that need systemd as PID 1, in a second boot.
 #
 # The last line is "N passed, N failed" (", N skipped" when some were).
 # Exit status is non-zero on any failure, on a missing result and when the
@@ -100,8 +101,6 @@ host_tests() {
 }
 
 vm_tests() {
-	local pid rc=0
-
 	echo "# VM selftests (selftests/vm/vm.sh check)"
 	# Test files that fail for a known, tracked reason are not run in a
 	# full check (guest.sh leaves them out); say so, with the reason.
@@ -112,15 +111,44 @@ vm_tests() {
 			tap_result skip "vm/$name" "known failure: $reason"
 		done <"$REPO/selftests/known-failures"
 	fi
-	exec {vmout}< <("$REPO/selftests/vm/vm.sh" check "$@")
+	vm_boot "" "$@"
+	# The files that need systemd as PID 1 run in a boot of their own.
+	if [[ -n $(systemd_tests "$@") ]]; then
+		echo "# VM selftests under systemd (VRNIC_VM_INIT=systemd vm.sh check)"
+		vm_boot systemd "$@"
+	fi
+}
+
+# The test files marked "# VRNIC_VM_INIT=systemd" that the test globs
+# (all when none) select.
+systemd_tests() {
+	local f base pat
+
+	for f in "$REPO"/selftests/*.sh; do
+		grep -q '^# VRNIC_VM_INIT=systemd$' "$f" || continue
+		base=${f##*/}
+		[[ $# -eq 0 ]] && echo "$base"
+		for pat in "$@"; do
+			# shellcheck disable=SC2053 # patterns are globs on purpose
+			[[ $base == $pat || $base == "$pat.sh" ]] && echo "$base" && break
+		done
+	done
+}
+
+# vm_boot INIT [TEST...]: one boot of vm.sh check, its results relayed.
+vm_boot() {
+	local init=$1 pid rc=0 what="vm: selftests${1:+ ($1)}"
+	shift
+
+	exec {vmout}< <(VRNIC_VM_INIT=$init "$REPO/selftests/vm/vm.sh" check "$@")
 	pid=$!
 	tap_relay "" <&"$vmout"
 	exec {vmout}<&-
 	wait "$pid" || rc=$?
 	if [[ $rc -ne 0 && $TAP_RELAY_FAILED -eq 0 ]]; then
-		tap_result fail "vm: selftests" "vm.sh check exited with status $rc"
+		tap_result fail "$what" "vm.sh check exited with status $rc"
 	elif [[ $TAP_RELAY_SEEN -eq 0 ]]; then
-		tap_result fail "vm: selftests" "no results from the VM"
+		tap_result fail "$what" "no results from the VM"
 	fi
 	[[ $rc -eq 0 ]] || failed_extra=1
 }

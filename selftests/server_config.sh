@@ -12,11 +12,10 @@
 # udev rule asks systemd for that unit, and every kind of broken file fails
 # with FILE:LINE:COLUMN and the key, changing nothing.
 #
-# Why not systemd itself: the guest's PID 1 is selftests/vm/guest.sh (the
-# job runner on a busybox initramfs over the host's root); booting systemd
-# as PID 1 there would start the host's own units from the shared root and
-# leave no runner to report results.  The unit files are checked on the
-# host with systemd-analyze verify (selftests/server_units.sh).
+# This file runs the units' commands directly, for every case of the
+# file format; server_boot.sh boots the guest with systemd as PID 1 and
+# checks the units themselves (at boot, udev hotplug, a broken file), and
+# server_units.sh runs systemd-analyze verify on them.
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"

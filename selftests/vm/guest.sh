@@ -8,6 +8,12 @@
 # sets up a normal environment, runs the job with its output on ttyS1 (the
 # host's stdout), writes results to /results and powers the guest off.
 #
+# With VRNIC_VM_INIT=systemd (vm.sh), systemd is PID 1 instead: the
+# initramfs first runs "guest.sh systemd-setup" chrooted into the overlay,
+# which makes "guest.sh init" a unit of the boot (vrnic-vm.service) and
+# runs the install step of each test ("TEST preboot"); only test files
+# marked "# VRNIC_VM_INIT=systemd" run in such a boot, and only there.
+#
 # The other entry points can be used by hand inside the guest as well:
 #   guest.sh check [TEST...]   run test files, results in $RESULTS/tests
 #   guest.sh run CMD...        load vrnic, run CMD, check unload and dmesg
@@ -35,6 +41,13 @@ setup_env() {
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export HOME=/root LANG=C.UTF-8 TERM=dumb
 
+	# Under systemd, PID 1 has mounted all of this already.
+	if [[ -d /run/systemd/system ]]; then
+		mkdir -p /run/netns
+		ulimit -l unlimited
+		ulimit -c 0
+		return
+	fi
 	mkdir -p /dev/pts /dev/shm /run /var/tmp
 	mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 	mount -t tmpfs -o mode=1777 shm /dev/shm
@@ -53,10 +66,13 @@ setup_env() {
 	ulimit -c 0
 }
 
-# Load vrnic's dependencies and the module under test.
+# Load vrnic's dependencies and the module under test.  In a systemd
+# boot the tests' install step put the module under test where modprobe
+# finds it, and the boot may have loaded it already.
 vrnic_load() {
 	modprobe -a "${KMOD_DEPS[@]}" || return 1
 	[[ -n ${VRNIC_KO:-} ]] || return 0
+	[[ ${VRNIC_VM_INIT:-} == systemd && -d /sys/module/vrnic ]] && return 0
 	insmod "$VRNIC_KO"
 }
 
@@ -163,6 +179,13 @@ list_tests() {
 		case $base in
 		check.sh | demo.sh | bench.sh) continue ;;
 		esac
+		# Files that need systemd as PID 1 run in such a boot only,
+		# and nothing else does.
+		if grep -q '^# VRNIC_VM_INIT=systemd$' "$f" 2>/dev/null; then
+			[[ ${VRNIC_VM_INIT:-} == systemd ]] || continue
+		else
+			[[ ${VRNIC_VM_INIT:-} != systemd ]] || continue
+		fi
 		# Files listed in selftests/known-failures are left out of a
 		# full run (check.sh reports them as skipped, with the reason);
 		# naming them runs them.
@@ -317,12 +340,53 @@ mode_init() {
 	done
 }
 
+# Before systemd starts (chrooted into the overlay by the initramfs): boot
+# as a fresh server does, with none of the units the host enabled; run
+# "guest.sh init" as a unit once the boot is under way; let each test
+# install what it needs at boot ("TEST preboot", output on the console).
+mode_systemd_setup() {
+	local unit=/etc/systemd/system/vrnic-vm.service w line path
+
+	# shellcheck source=/dev/null
+	. "$RESULTS/job.env"
+	export VRNIC_KO VRNIC_REPO VRNIC_VM_INIT RESULTS
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+	for w in /etc/systemd/system/*.wants/*; do
+		[[ -L $w ]] && rm -f "$w"
+	done
+	# Applying tmpfiles.d to the 9p-backed root takes over a minute
+	# under TCG; nothing the tests use needs it.
+	ln -sf /dev/null /etc/systemd/system/systemd-tmpfiles-setup.service
+	cat >"$unit" <<-EOF
+		[Unit]
+		Description=vrnic VM job (selftests/vm/guest.sh)
+
+		[Service]
+		Type=simple
+		ExecStart=/bin/bash ${BASH_SOURCE[0]} init
+		StandardOutput=journal+console
+
+		[Install]
+		WantedBy=multi-user.target
+	EOF
+	mkdir -p /etc/systemd/system/multi-user.target.wants
+	ln -sf "$unit" /etc/systemd/system/multi-user.target.wants/
+	[[ $VRNIC_MODE == check ]] || return 0
+	while IFS= read -r line; do
+		path=${line#*$'\t'}
+		echo "guest: ${path##*/} preboot"
+		"$path" preboot || return 1
+	done < <(list_tests "${VRNIC_ARGS[@]}")
+}
+
 main() {
 	local cmd=${1:-}
 
 	shift
 	case $cmd in
 	init) mode_init ;;
+	systemd-setup) mode_systemd_setup ;;
 	check) mode_check "$@" ;;
 	run) mode_run "$@" ;;
 	*)

@@ -135,7 +135,7 @@ build_initramfs() {
 	mkdir -p "$tmp/root/bin" "$tmp/root/modules" "$tmp/root/proc" \
 		"$tmp/root/sys" "$tmp/root/dev" "$tmp/root/mnt"
 	cp "$bb" "$tmp/root/bin/busybox"
-	for m in sh mount insmod grep sleep mkdir switch_root cat; do
+	for m in sh mount insmod grep sleep mkdir switch_root cat chroot; do
 		ln -s busybox "$tmp/root/bin/$m"
 	done
 	cp "$VM_DIR/init" "$tmp/root/init"
@@ -169,6 +169,7 @@ write_job() {
 		[[ -n ${VRNIC_WIDEN_KO:-} ]] && printf 'export VRNIC_WIDEN_KO=%q\n' "$VRNIC_WIDEN_KO"
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
 		printf 'VRNIC_VM_MODDIR=%q\n' "${MODROOT:+$MODDIR}"
+		printf 'VRNIC_VM_INIT=%q\n' "${VRNIC_VM_INIT:-}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
 		# Tuning knobs of the guest scripts pass through as they are.
 		local v
@@ -303,6 +304,12 @@ main() {
 	fi
 	append+=" rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
+	# systemd as PID 1 (the tests with "# VRNIC_VM_INIT=systemd"): see init.
+	case ${VRNIC_VM_INIT:-} in
+	'') ;;
+	systemd) append+=" vrnic_init=systemd" ;;
+	*) die "VRNIC_VM_INIT must be empty or systemd" ;;
+	esac
 
 	# One virtio-net NIC (a real PCI parent device for the sysfs tests) on
 	# QEMU user networking with restrict=on: isolated, nothing leaves the
