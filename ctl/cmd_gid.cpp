@@ -5,9 +5,9 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <libctl/gid.h>
 #include <libctl/nldev.h>
 #include <libctl/rtnl.h>
-#include <libctl/vrnic.h>
 
 namespace rdmactl {
 
@@ -36,11 +36,9 @@ const std::vector<Column> kGidColumns = {
     {"TYPE", {"type"}},    {"NETDEV", {"ndev_name"}}, {"IP", {"ipv4", "ipv6"}},
 };
 
+// The GID table as ib_core shows it in sysfs: any RDMA device.
 void show(Context& ctx, const std::string& dev) {
-    auto v = libctl::Vrnic::open();
-    if (!v)
-        return (void)ctx.fail(v.error());
-    auto gids = v->gids(dev.empty() ? std::nullopt : std::optional<std::string>(dev));
+    auto gids = libctl::read_gids(dev.empty() ? std::nullopt : std::optional<std::string>(dev));
     if (!gids)
         return (void)ctx.fail(gids.error());
     json out = json::array();
@@ -85,9 +83,9 @@ void register_gid(CLI::App& app, Context& ctx) {
     };
     auto a = std::make_shared<Args>();
     CLI::App* obj =
-        add_object(app, ctx, "gid", "GID tables of vrnic devices", [&ctx] { show(ctx, ""); });
+        add_object(app, ctx, "gid", "GID tables of RDMA devices", [&ctx] { show(ctx, ""); });
     CLI::App* sh = obj->add_subcommand("show", "Show the GID table of DEV (or all)");
-    sh->add_option("DEV", a->dev, "vrnic device");
+    sh->add_option("DEV", a->dev, "RDMA device");
     sh->callback([&ctx, a] { show(ctx, a->dev); });
     CLI::App* add = obj->add_subcommand("add", "Add ADDR/PLEN to DEV's netdev (ib_core adds GIDs)");
     add->add_option("DEV", a->dev, "RDMA device")->required();

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# rdmactl_devices: "rdmactl dev show" and "rdmactl link" over nldev for any
-# RDMA device (rdma_rxe and vrnic), agreeing with iproute2's rdma tool, and
-# vrnic-only commands refusing a non-vrnic device without changing it.
+# rdmactl_devices: "rdmactl dev show" and "rdmactl link" over nldev and
+# "rdmactl gid show" over sysfs for any RDMA device (rdma_rxe and vrnic),
+# agreeing with iproute2's rdma tool, and vrnic-only commands refusing a
+# non-vrnic device without changing it.
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
@@ -52,12 +53,25 @@ if modprobe rdma_rxe 2>/dev/null; then
 	expect_output "rdma dev agrees" '^[0-9]+: rxe0: node_type ca' rdma dev show rxe0
 	expect_output "stats show works for rxe (nldev counters)" '"dev_name":"rxe0","port_index":1' \
 		rdmactl -j stats show rxe0
+	# rxe announces RoCE v1 and v2: each has a default GID (fe80::/64 from
+	# the MAC), which sysfs calls "IB/RoCE v1" and "RoCE v2".
+	rxe_default_gid() {
+		local out
+
+		out=$(rdmactl gid show rxe0) || return 1
+		echo "$out"
+		grep -Eq "^rxe0 +1 +[0-9]+ +fe80:[0-9a-f:]{34} +$1 +r0 +fe80::[0-9a-f:]+ *\$" <<<"$out"
+	}
+	expect_ok "gid show works for rxe: RoCE v2 default GID" wait_for 10 rxe_default_gid "RoCE v2"
+	expect_ok "gid show works for rxe: RoCE v1 default GID" wait_for 10 rxe_default_gid "RoCE v1"
+	expect_output "gid show -j: the entry's netdev and address" \
+		'"dev_name":"rxe0","port":1,"index":[0-9]+,"gid":"fe80:[0-9a-f:]+","type":"RoCE v2","ndev_ifindex":[0-9]+,"ndev_name":"r0","ipv6":"fe80::[0-9a-f:]+"' \
+		rdmactl -j gid show rxe0
 	rdmactl -j dev show rxe0 >/tmp/rdmactl_devices.before
 	bad "limits show on rxe0" 1 'rxe0.*is not a vrnic device' rdmactl limits show rxe0
 	bad "limits set on rxe0" 1 'rxe0.*is not a vrnic device' rdmactl limits set rxe0 max_qp 4
 	bad "qos set on rxe0" 1 'rxe0.*is not a vrnic device' rdmactl qos set rxe0 trust dscp
 	bad "dcqcn set on rxe0" 1 'rxe0.*is not a vrnic device' rdmactl dcqcn set rxe0 rpg_gd 3
-	bad "gid show on rxe0" 1 'rxe0.*is not a vrnic device' rdmactl gid show rxe0
 	bad "config dump of rxe0" 1 'rxe0.*is not a vrnic device' rdmactl config dump rxe0
 	echo '{"version": 1, "devices": [{"dev_name": "rxe0", "limits": {"max_qp": 4}}]}' \
 		>/tmp/rdmactl_devices.json
@@ -106,6 +120,7 @@ else
 fi
 bad "dev show: unknown device" 1 'RDMA device nosuch not found' rdmactl dev show nosuch
 bad "link del: unknown device" 1 'RDMA device nosuch not found' rdmactl link del nosuch
+bad "gid show: unknown device" 1 'RDMA device nosuch not found' rdmactl gid show nosuch
 run_stage "link del vrnic1" rdmactl link del vrnic1
 expect_fail "vrnic1 gone" rdma dev show vrnic1
 run_stage "link delete vrnic0 (alias)" rdmactl link delete vrnic0

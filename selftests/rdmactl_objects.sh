@@ -135,11 +135,24 @@ run_stage "gid add 10.9.0.1/24" rdmactl gid add vrnic0 10.9.0.1/24
 V4GID=0000:0000:0000:0000:0000:ffff:0a09:0001
 expect_ok "gid appears in sysfs" wait_for 10 gid_sysfs_has "$V4GID"
 expect_ok "gid show lists it with its address" wait_for 10 gid_show_has "$V4GID .*RoCE v2 .*d0 .*10.9.0.1"
+json_has "gid show -j: the IPv4 address of the IPv4-mapped GID" \
+	"\"gid\":\"$V4GID\",\"type\":\"RoCE v2\",\"ndev_ifindex\":$(cat /sys/class/net/d0/ifindex),\"ndev_name\":\"d0\",\"ipv4\":\"10.9.0.1\"}" \
+	rdmactl -j gid show vrnic0
 run_stage "gid add fd00:9::1/64" rdmactl gid add vrnic0 fd00:9::1/64
-expect_ok "IPv6 gid appears in sysfs" wait_for 10 gid_sysfs_has "fd00:0009:0000:0000:0000:0000:0000:0001"
+V6GID=fd00:0009:0000:0000:0000:0000:0000:0001
+expect_ok "IPv6 gid appears in sysfs" wait_for 10 gid_sysfs_has "$V6GID"
+expect_ok "gid show lists the IPv6 one with its address" \
+	wait_for 10 gid_show_has "$V6GID .*RoCE v2 .*d0 .*fd00:9::1"
 run_stage "gid del 10.9.0.1/24" rdmactl gid del vrnic0 10.9.0.1/24
 gid_gone() { ! gid_sysfs_has "$V4GID"; }
 expect_ok "gid leaves sysfs" wait_for 10 gid_gone
+gid_show_lacks() {
+	local out
+
+	out=$(rdmactl gid show vrnic0) || return 1
+	! grep -q "$1" <<<"$out"
+}
+expect_ok "gid show no longer lists it" gid_show_lacks "$V4GID"
 run_stage "gid del fd00:9::1/64" rdmactl gid del vrnic0 fd00:9::1/64
 
 # --- counters ---------------------------------------------------------------

@@ -3,11 +3,9 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
-#include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -38,7 +36,6 @@ const nla_policy* top_policy() {
         {VRNIC_ATTR_LIMITS, NLA_NESTED},
         {VRNIC_ATTR_QOS, NLA_NESTED},
         {VRNIC_ATTR_DCQCN, NLA_NESTED},
-        {VRNIC_ATTR_GID, NLA_NESTED},
         {VRNIC_ATTR_COUNTERS, NLA_NESTED},
         {VRNIC_ATTR_QPN, NLA_U32},
     });
@@ -73,15 +70,6 @@ Error protocol_error(const std::string& what) {
     Error e = make_error(EPROTO, "parse vrnic reply");
     e.extack = what;
     return e;
-}
-
-std::string format_gid(const uint8_t* raw) {
-    char buf[40];
-    std::snprintf(buf, sizeof(buf),
-                  "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", raw[0],
-                  raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7], raw[8], raw[9], raw[10],
-                  raw[11], raw[12], raw[13], raw[14], raw[15]);
-    return buf;
 }
 
 // Writes every set parameter of @p s into a nest @p nest_attr.
@@ -407,17 +395,6 @@ std::optional<uint8_t> trust_from_name(const std::string& name) {
     return std::nullopt;
 }
 
-std::string gid_type_name(uint8_t type) {
-    switch (type) {
-    case VRNIC_GID_TYPE_ROCE_V1:
-        return "RoCE v1";
-    case VRNIC_GID_TYPE_ROCE_V2:
-        return "RoCE v2";
-    default:
-        return std::to_string(type);
-    }
-}
-
 // ---- building ----------------------------------------------------------------
 
 Message build_getfamily(const std::string& name) {
@@ -513,48 +490,6 @@ Result<Dcqcn> parse_dcqcn(const nlmsghdr* nlh, std::string* dev) {
 
 Result<Qos> parse_qos(const nlmsghdr* nlh, std::string* dev) {
     return parse_object_reply(nlh, dev, VRNIC_ATTR_QOS, "qos", parse_qos_nest);
-}
-
-Result<Gid> parse_gid(const nlmsghdr* nlh) {
-    static const nla_policy* pol = make_policy<VRNIC_GID_ATTR_MAX + 1>({
-        {VRNIC_GID_ATTR_INDEX, NLA_U32},
-        {VRNIC_GID_ATTR_TYPE, NLA_U8},
-        {VRNIC_GID_ATTR_NDEV_IFINDEX, NLA_U32},
-        {VRNIC_GID_ATTR_NDEV_NAME, NLA_STRING},
-        {VRNIC_GID_ATTR_IPV4, NLA_U32},
-    });
-    std::string dev;
-    auto a = parse_top(nlh, &dev);
-    if (!a)
-        return a.error();
-    const nlattr* nest = a->raw(VRNIC_ATTR_GID);
-    if (!nest)
-        return protocol_error("reply without gid");
-    auto g = Attrs::parse_nested(nest, VRNIC_GID_ATTR_MAX, pol);
-    if (!g)
-        return g.error();
-    Gid out;
-    out.dev_name = dev;
-    out.dev_index = a->u32(VRNIC_ATTR_DEV_INDEX).value_or(0);
-    out.port = a->u32(VRNIC_ATTR_PORT).value_or(1);
-    out.index = g->u32(VRNIC_GID_ATTR_INDEX).value_or(0);
-    const nlattr* raw = g->raw(VRNIC_GID_ATTR_GID);
-    if (!raw || nla_len(raw) != 16)
-        return protocol_error("gid entry without a 16-byte gid");
-    out.gid = format_gid(static_cast<const uint8_t*>(nla_data(raw)));
-    out.type = g->u8(VRNIC_GID_ATTR_TYPE).value_or(0);
-    out.ndev_ifindex = g->u32(VRNIC_GID_ATTR_NDEV_IFINDEX);
-    out.ndev_name = g->str(VRNIC_GID_ATTR_NDEV_NAME);
-    char buf[INET6_ADDRSTRLEN];
-    if (const nlattr* v4 = g->raw(VRNIC_GID_ATTR_IPV4); v4 && nla_len(v4) == 4) {
-        if (inet_ntop(AF_INET, nla_data(v4), buf, sizeof(buf)))
-            out.ipv4 = buf;
-    }
-    if (const nlattr* v6 = g->raw(VRNIC_GID_ATTR_IPV6); v6 && nla_len(v6) == 16) {
-        if (inet_ntop(AF_INET6, nla_data(v6), buf, sizeof(buf)))
-            out.ipv6 = buf;
-    }
-    return out;
 }
 
 Result<Stats> parse_stats(const nlmsghdr* nlh) {
@@ -705,11 +640,6 @@ Status Vrnic::set_qos(const std::string& dev, const Qos& q) {
 Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
     Message m = build_dcqcn_set(family_.id, dev, d);
     return transact_set(sk_, m, "set dcqcn of " + dev);
-}
-
-Result<std::vector<Gid>> Vrnic::gids(const std::optional<std::string>& dev) {
-    Message m = build_get(family_.id, VRNIC_CMD_GID_GET, dev, true);
-    return sk_.collect_replies(m, "list gids" + (dev ? " of " + *dev : std::string()), parse_gid);
 }
 
 Result<std::vector<Stats>> Vrnic::stats(const std::optional<std::string>& dev) {

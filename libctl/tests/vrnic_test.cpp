@@ -136,42 +136,6 @@ TEST(Vrnic, ParamTablesMatchUapi) {
     EXPECT_EQ(find_param(limits_params(), "nope"), nullptr);
 }
 
-TEST(Vrnic, GidReply) {
-    Message m = Message::genl(kFamily, VRNIC_CMD_GID_GET, 1, NLM_F_MULTI);
-    uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 1, 0, 1};
-    uint32_t v4;
-    inet_pton(AF_INET, "10.1.0.1", &v4);
-    m.put_string(VRNIC_ATTR_DEV_NAME, "vrnic0")
-        .put_u32(VRNIC_ATTR_DEV_INDEX, 2)
-        .put_u32(VRNIC_ATTR_PORT, 1)
-        .begin_nest(VRNIC_ATTR_GID)
-        .put_u32(VRNIC_GID_ATTR_INDEX, 3)
-        .put_binary(VRNIC_GID_ATTR_GID, gid, sizeof(gid))
-        .put_u8(VRNIC_GID_ATTR_TYPE, VRNIC_GID_TYPE_ROCE_V2)
-        .put_string(VRNIC_GID_ATTR_NDEV_NAME, "d0")
-        .put_binary(VRNIC_GID_ATTR_IPV4, &v4, sizeof(v4))
-        .end_nest();
-    auto g = parse_gid(m.header());
-    ASSERT_TRUE(g) << g.error().message();
-    EXPECT_EQ(g->dev_name, "vrnic0");
-    EXPECT_EQ(g->index, 3u);
-    // The sysfs spelling of /sys/class/infiniband/X/ports/1/gids/N.
-    EXPECT_EQ(g->gid, "0000:0000:0000:0000:0000:ffff:0a01:0001");
-    EXPECT_EQ(gid_type_name(g->type), "RoCE v2");
-    EXPECT_EQ(g->ipv4, "10.1.0.1");
-    EXPECT_FALSE(g->ipv6);
-}
-
-TEST(Vrnic, GidWithShortGidIsRefused) {
-    Message m = Message::genl(kFamily, VRNIC_CMD_GID_GET, 1, NLM_F_MULTI);
-    uint8_t gid[8] = {};
-    m.put_string(VRNIC_ATTR_DEV_NAME, "vrnic0")
-        .begin_nest(VRNIC_ATTR_GID)
-        .put_binary(VRNIC_GID_ATTR_GID, gid, sizeof(gid))
-        .end_nest();
-    EXPECT_FALSE(parse_gid(m.header()));
-}
-
 TEST(Vrnic, StatsReply) {
     Message m = Message::genl(kFamily, VRNIC_CMD_QP_STATS_GET, 1, NLM_F_MULTI);
     m.put_string(VRNIC_ATTR_DEV_NAME, "vrnic0").put_u32(VRNIC_ATTR_QPN, 17);

@@ -83,20 +83,6 @@ std::string attr_name(const std::vector<int>& path);
 std::string trust_name(uint8_t trust);
 std::optional<uint8_t> trust_from_name(const std::string& name);
 
-/// One GID table entry.
-struct Gid {
-    std::string dev_name;
-    uint32_t dev_index = 0;
-    uint32_t port = 1;
-    uint32_t index = 0;
-    std::string gid;  ///< "fe80:0000:...": 8 groups of 4 hex digits
-    uint8_t type = 0; ///< enum vrnic_gid_type
-    std::optional<uint32_t> ndev_ifindex;
-    std::optional<std::string> ndev_name;
-    std::optional<std::string> ipv4, ipv6; ///< textual addresses
-};
-std::string gid_type_name(uint8_t type);
-
 /// Port or QP counters.
 struct Stats {
     std::string dev_name;
@@ -137,7 +123,6 @@ Message build_qos_set(uint16_t family, const std::string& dev, const Qos& q);
 Result<Limits> parse_limits(const nlmsghdr* nlh, std::string* dev = nullptr);
 Result<Dcqcn> parse_dcqcn(const nlmsghdr* nlh, std::string* dev = nullptr);
 Result<Qos> parse_qos(const nlmsghdr* nlh, std::string* dev = nullptr);
-Result<Gid> parse_gid(const nlmsghdr* nlh);
 Result<Stats> parse_stats(const nlmsghdr* nlh);
 Result<ConfigEvent> parse_config_event(const nlmsghdr* nlh);
 
@@ -160,8 +145,6 @@ public:
     Result<Dcqcn> dcqcn(const std::string& dev);
     Status set_dcqcn(const std::string& dev, const Dcqcn& d);
 
-    /// GID table entries; of one device when @p dev is set.
-    Result<std::vector<Gid>> gids(const std::optional<std::string>& dev);
     /// Port counters; of one device when @p dev is set.
     Result<std::vector<Stats>> stats(const std::optional<std::string>& dev);
     /// Per-QP counters: one QP (dev and qpn set), or all QPs of dev or of
