@@ -32,7 +32,6 @@ const nla_policy* top_policy() {
     static const nla_policy* p = make_policy<VRNIC_ATTR_MAX + 1>({
         {VRNIC_ATTR_DEV_NAME, NLA_STRING},
         {VRNIC_ATTR_DEV_INDEX, NLA_U32},
-        {VRNIC_ATTR_PORT, NLA_U32},
         {VRNIC_ATTR_LIMITS, NLA_NESTED},
         {VRNIC_ATTR_QOS, NLA_NESTED},
         {VRNIC_ATTR_DCQCN, NLA_NESTED},
@@ -504,7 +503,6 @@ Result<Stats> parse_stats(const nlmsghdr* nlh) {
     Stats s;
     s.dev_name = dev;
     s.dev_index = a->u32(VRNIC_ATTR_DEV_INDEX).value_or(0);
-    s.port = a->u32(VRNIC_ATTR_PORT);
     s.qpn = a->u32(VRNIC_ATTR_QPN);
     for (const nlattr* e : a->nested_list(VRNIC_ATTR_COUNTERS)) {
         auto ea = Attrs::parse_nested(e, VRNIC_COUNTER_ATTR_MAX, pol);
@@ -640,12 +638,6 @@ Status Vrnic::set_qos(const std::string& dev, const Qos& q) {
 Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
     Message m = build_dcqcn_set(family_.id, dev, d);
     return transact_set(sk_, m, "set dcqcn of " + dev);
-}
-
-Result<std::vector<Stats>> Vrnic::stats(const std::optional<std::string>& dev) {
-    Message m = build_get(family_.id, VRNIC_CMD_STATS_GET, dev, !dev);
-    return sk_.collect_replies(m, "read counters" + (dev ? " of " + *dev : std::string()),
-                               parse_stats);
 }
 
 Result<std::vector<Stats>> Vrnic::qp_stats(const std::optional<std::string>& dev,

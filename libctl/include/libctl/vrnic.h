@@ -83,11 +83,10 @@ std::string attr_name(const std::vector<int>& path);
 std::string trust_name(uint8_t trust);
 std::optional<uint8_t> trust_from_name(const std::string& name);
 
-/// Port or QP counters.
+/// The counters of one QP.
 struct Stats {
     std::string dev_name;
     uint32_t dev_index = 0;
-    std::optional<uint32_t> port;
     std::optional<uint32_t> qpn;
     std::vector<Counter> counters;
 };
@@ -145,8 +144,6 @@ public:
     Result<Dcqcn> dcqcn(const std::string& dev);
     Status set_dcqcn(const std::string& dev, const Dcqcn& d);
 
-    /// Port counters; of one device when @p dev is set.
-    Result<std::vector<Stats>> stats(const std::optional<std::string>& dev);
     /// Per-QP counters: one QP (dev and qpn set), or all QPs of dev or of
     /// every device.
     Result<std::vector<Stats>> qp_stats(const std::optional<std::string>& dev,
