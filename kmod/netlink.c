@@ -185,7 +185,7 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 		NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-/* Top level: GET, GID and STATS requests name at most a device. */
+/* Top level: GET and GID requests name at most a device. */
 static const struct nla_policy vrnic_get_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
 };
@@ -573,27 +573,6 @@ static int vrnic_put_counter(struct sk_buff *skb, const char *name, u64 val)
 	return 0;
 }
 
-static int vrnic_stats_fill(struct sk_buff *skb, struct vrnic_dev *vdev)
-{
-	struct nlattr *nest;
-	int i;
-
-	if (nla_put_u32(skb, VRNIC_ATTR_PORT, VRNIC_PORT))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, VRNIC_ATTR_COUNTERS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < VRNIC_NUM_COUNTERS; i++) {
-		if (vrnic_put_counter(skb, vrnic_counter_names[i],
-				      vrnic_counter_read(vdev, i))) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 /* The objects that are one message per device. */
 struct vrnic_object {
 	u8 get_cmd;
@@ -604,7 +583,6 @@ static const struct vrnic_object vrnic_objects[] = {
 	{ VRNIC_CMD_LIMITS_GET, vrnic_limits_fill },
 	{ VRNIC_CMD_QOS_GET, vrnic_qos_fill },
 	{ VRNIC_CMD_DCQCN_GET, vrnic_dcqcn_fill },
-	{ VRNIC_CMD_STATS_GET, vrnic_stats_fill },
 };
 
 static const struct vrnic_object *vrnic_object(u8 cmd)
@@ -1209,13 +1187,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 	{
 		.cmd = VRNIC_CMD_GID_GET,
 		.dumpit = vrnic_gid_dumpit,
-		.policy = vrnic_get_policy,
-		.maxattr = VRNIC_ATTR_MAX,
-	},
-	{
-		.cmd = VRNIC_CMD_STATS_GET,
-		.doit = vrnic_obj_get_doit,
-		.dumpit = vrnic_obj_dumpit,
 		.policy = vrnic_get_policy,
 		.maxattr = VRNIC_ATTR_MAX,
 	},

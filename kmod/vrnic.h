@@ -42,7 +42,7 @@ struct vrnic_limits {
 
 /*
  * Port counters.  The names (vrnic_counter_names[] in counters.c) are the
- * stable interface shown by "rdma statistic" and the netlink API; append
+ * stable interface shown by "rdma statistic" (the hw stats); append
  * new counters at the end only.
  */
 enum vrnic_counter {

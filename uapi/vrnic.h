@@ -20,6 +20,13 @@
  *    as no longer used, and SET rejects it (-EINVAL with an extack
  *    message): numbers are never reused, and programs built against an
  *    older header still compile.
+ *  - A command that is removed keeps its number under a name ending in
+ *    _REMOVED, as do the attributes only its replies carried: numbers are
+ *    never reused, and a program still using one fails to compile rather
+ *    than run into -EOPNOTSUPP.  The kernel has no operation for it: the
+ *    genetlink core answers -EOPNOTSUPP.
+ *  - The family carries only what no standard interface does: port
+ *    counters are ib_core's hw stats ("rdma statistic show link").
  *  - SET commands need CAP_NET_ADMIN.  Each change is announced on the
  *    VRNIC_GENL_MCGRP_CONFIG multicast group with VRNIC_CMD_CONFIG_NTF.
  */
@@ -49,8 +56,9 @@
  * @VRNIC_CMD_GID_GET: dump only.  The GID table of port 1, one message per
  *	valid entry: DEV_NAME, DEV_INDEX, PORT, GID.  DEV_NAME in the request
  *	restricts the dump to that device.
- * @VRNIC_CMD_STATS_GET: port counters (do: one device; dump: all).
- *	Reply: DEV_NAME, DEV_INDEX, PORT, COUNTERS.
+ * @VRNIC_CMD_STATS_GET_REMOVED: no longer used; was the port counters,
+ *	which ib_core reports as the device's hw stats ("rdma statistic show
+ *	link DEV/1")
  * @VRNIC_CMD_QP_STATS_GET: per-QP counters.  do: DEV_NAME and QPN, one
  *	QP; dump: every QP (of DEV_NAME's device if given), one message per
  *	QP: DEV_NAME, DEV_INDEX, QPN, COUNTERS.
@@ -68,7 +76,7 @@ enum vrnic_cmd {
 	VRNIC_CMD_DCQCN_GET,
 	VRNIC_CMD_DCQCN_SET,
 	VRNIC_CMD_GID_GET,
-	VRNIC_CMD_STATS_GET,
+	VRNIC_CMD_STATS_GET_REMOVED,
 	VRNIC_CMD_QP_STATS_GET,
 	VRNIC_CMD_CONFIG_NTF,
 
@@ -84,13 +92,14 @@ enum vrnic_cmd {
  *	at most 63 characters
  * @VRNIC_ATTR_DEV_INDEX: u32, the RDMA device index (as in "rdma dev");
  *	output only
- * @VRNIC_ATTR_PORT: u32, port number; vrnic devices have one port, 1
+ * @VRNIC_ATTR_PORT: u32, port number of a GID_GET reply; vrnic devices
+ *	have one port, 1
  * @VRNIC_ATTR_LIMITS: nest, enum vrnic_limits_attr
  * @VRNIC_ATTR_QOS: nest, enum vrnic_qos_attr
  * @VRNIC_ATTR_DCQCN: nest, enum vrnic_dcqcn_attr
  * @VRNIC_ATTR_GID: nest, enum vrnic_gid_attr (one GID table entry)
  * @VRNIC_ATTR_COUNTERS: nest, array of VRNIC_ENTRY nests, each with
- *	enum vrnic_counter_attr
+ *	enum vrnic_counter_attr: the counters of a QP
  * @VRNIC_ATTR_QPN: u32, a queue pair number (24 bits)
  */
 enum vrnic_attr {
@@ -414,11 +423,9 @@ enum vrnic_gid_attr {
  * enum vrnic_counter_attr - one counter (member of VRNIC_ATTR_COUNTERS)
  * @VRNIC_COUNTER_ATTR_UNSPEC: unused
  * @VRNIC_COUNTER_ATTR_PAD: padding for 64-bit attributes
- * @VRNIC_COUNTER_ATTR_NAME: string, the counter's stable name (port
- *	counters: the names "rdma statistic" shows; per-QP counters: see
+ * @VRNIC_COUNTER_ATTR_NAME: string, the counter's stable name (see
  *	docs/netlink.md)
- * @VRNIC_COUNTER_ATTR_VALUE: u64, the value since the device (or QP) was
- *	created
+ * @VRNIC_COUNTER_ATTR_VALUE: u64, the value since the QP was created
  */
 enum vrnic_counter_attr {
 	VRNIC_COUNTER_ATTR_UNSPEC,
