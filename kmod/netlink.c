@@ -15,13 +15,9 @@
 
 #include <linux/slab.h>
 #include <net/genetlink.h>
-#include <net/ipv6.h>
-#include <rdma/ib_cache.h>
 
 #include "vrnic.h"
 #include "config.h"
-
-#define VRNIC_PORT		1
 
 static struct genl_family vrnic_genl_family;
 
@@ -185,7 +181,7 @@ static const struct nla_policy vrnic_dcqcn_policy[VRNIC_DCQCN_ATTR_MAX + 1] = {
 		NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-/* Top level: GET and GID requests name at most a device. */
+/* Top level: GET requests name at most a device. */
 static const struct nla_policy vrnic_get_policy[VRNIC_ATTR_MAX + 1] = {
 	[VRNIC_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
 };
@@ -298,8 +294,8 @@ static struct vrnic_dev *vrnic_info_dev(struct sk_buff *skb,
 
 /*
  * Dump state in cb->ctx: the next device (by RDMA device index, which
- * never repeats while a device lives) and the next GID index or QPN in
- * it, so that a dump resumes correctly when devices come and go.
+ * never repeats while a device lives) and the next QPN in it, so that a
+ * dump resumes correctly when devices and QPs come and go.
  */
 struct vrnic_dump_ctx {
 	struct vrnic_viewer who;
@@ -667,93 +663,6 @@ static int vrnic_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (WARN_ON_ONCE(!vrnic_object(info->op.cmd)))
 		return -EOPNOTSUPP;
 	return vrnic_dump_devs(skb, cb, vrnic_obj_dump_dev);
-}
-
-/* ---- GIDs ---- */
-
-static int vrnic_gid_msg(struct sk_buff *skb, struct vrnic_dev *vdev,
-			 const struct ib_gid_attr *attr, u32 portid, u32 seq)
-{
-	const struct in6_addr *addr = (const struct in6_addr *)attr->gid.raw;
-	char ifname[IFNAMSIZ] = "";
-	struct net_device *ndev;
-	struct nlattr *nest;
-	int ifindex = 0;
-	void *hdr;
-	u8 type;
-
-	type = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
-		VRNIC_GID_TYPE_ROCE_V2 : VRNIC_GID_TYPE_ROCE_V1;
-
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(attr);
-	if (!IS_ERR(ndev)) {
-		ifindex = ndev->ifindex;
-		strscpy(ifname, ndev->name, sizeof(ifname));
-	}
-	rcu_read_unlock();
-
-	hdr = genlmsg_put(skb, portid, seq, &vrnic_genl_family, NLM_F_MULTI,
-			  VRNIC_CMD_GID_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (vrnic_put_dev(skb, vdev) ||
-	    nla_put_u32(skb, VRNIC_ATTR_PORT, attr->port_num))
-		goto err_cancel;
-	nest = nla_nest_start(skb, VRNIC_ATTR_GID);
-	if (!nest)
-		goto err_cancel;
-	if (nla_put_u32(skb, VRNIC_GID_ATTR_INDEX, attr->index) ||
-	    nla_put(skb, VRNIC_GID_ATTR_GID, sizeof(attr->gid.raw),
-		    attr->gid.raw) ||
-	    nla_put_u8(skb, VRNIC_GID_ATTR_TYPE, type))
-		goto err_cancel;
-	if (ifindex &&
-	    (nla_put_u32(skb, VRNIC_GID_ATTR_NDEV_IFINDEX, ifindex) ||
-	     nla_put_string(skb, VRNIC_GID_ATTR_NDEV_NAME, ifname)))
-		goto err_cancel;
-	if (ipv6_addr_v4mapped(addr)) {
-		if (nla_put_in_addr(skb, VRNIC_GID_ATTR_IPV4,
-				    addr->s6_addr32[3]))
-			goto err_cancel;
-	} else if (nla_put_in6_addr(skb, VRNIC_GID_ATTR_IPV6, addr)) {
-		goto err_cancel;
-	}
-	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
-	return 0;
-
-err_cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-static int vrnic_gid_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
-			      struct vrnic_dev *vdev,
-			      struct vrnic_dump_ctx *ctx)
-{
-	const struct ib_port_immutable *imm;
-	const struct ib_gid_attr *attr;
-	int err;
-
-	imm = ib_port_immutable_read(&vdev->ibdev, VRNIC_PORT);
-	for (; ctx->pos < imm->gid_tbl_len; ctx->pos++) {
-		attr = rdma_get_gid_attr(&vdev->ibdev, VRNIC_PORT, ctx->pos);
-		if (IS_ERR(attr))
-			continue;	/* an empty slot */
-		err = vrnic_gid_msg(skb, vdev, attr,
-				    NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq);
-		rdma_put_gid_attr(attr);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int vrnic_gid_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return vrnic_dump_devs(skb, cb, vrnic_gid_dump_dev);
 }
 
 /* ---- Per-QP counters ---- */
@@ -1183,12 +1092,6 @@ static const struct genl_ops vrnic_genl_ops[] = {
 		.policy = vrnic_dcqcn_set_policy,
 		.maxattr = VRNIC_ATTR_MAX,
 		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = VRNIC_CMD_GID_GET,
-		.dumpit = vrnic_gid_dumpit,
-		.policy = vrnic_get_policy,
-		.maxattr = VRNIC_ATTR_MAX,
 	},
 	{
 		.cmd = VRNIC_CMD_QP_STATS_GET,

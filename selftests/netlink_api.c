@@ -3,7 +3,8 @@
  * The "vrnic" generic netlink API (uapi/vrnic.h) against the real module:
  * round trips of every object, one test per rejected attribute (errno, the
  * offending attribute and the policy the kernel sends back, and nothing
- * changed), unprivileged SETs, notifications and dumps that resume.  Raw netlink sockets, so what is tested is the wire
+ * changed), unprivileged SETs, notifications, dumps that resume and
+ * removed commands.  Raw netlink sockets, so what is tested is the wire
  * format itself.  Run as root in the test VM (selftests/vm/vm.sh).
  */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <infiniband/verbs.h>
 
 #include <vrnic.h>	/* uapi/vrnic.h */
 
@@ -795,6 +797,7 @@ TEST_F(vrnic, unknown_device_is_enodev)
 TEST_F(vrnic, removed_commands_are_eopnotsupp)
 {
 	static const uint8_t removed[] = {
+		VRNIC_CMD_GID_GET_REMOVED,
 		VRNIC_CMD_STATS_GET_REMOVED,
 	};
 	struct reply r;
@@ -1166,161 +1169,101 @@ TEST_F_TIMEOUT(vrnic, object_dumps_list_each_device_once, 180)
 	del_dev(DEV2, NETDEV2);
 }
 
-#define MAX_GIDS	1024
+#define DUMP_QPS	32
 
-struct gid_dump {
+struct qp_seen {
+	uint32_t qpn[DUMP_QPS];	/* the QPs the test created */
+	int times[DUMP_QPS];	/* how often the dump listed each */
 	int count;
-	int dup;
 	int bad;
-	uint8_t gid[MAX_GIDS][16];
-	uint8_t type[MAX_GIDS];
-	bool seen[MAX_GIDS];
-	int v4, v6;
+	int unordered;		/* a QPN not above the one before it */
+	uint32_t last;
 };
 
-static void gid_dump_reply(const struct nlmsghdr *nlh, void *arg)
+static void qp_seen_reply(const struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *gtb[VRNIC_GID_ATTR_MAX + 1];
-	struct gid_dump *d = arg;
-	uint32_t idx;
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct qp_seen *d = arg;
+	uint32_t qpn;
+	int i;
 
 	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
-	d->count++;
-	if (!tb[VRNIC_ATTR_GID] || !tb[VRNIC_ATTR_DEV_NAME] ||
+	if (!tb[VRNIC_ATTR_QPN] || !tb[VRNIC_ATTR_COUNTERS] ||
+	    !tb[VRNIC_ATTR_DEV_NAME] ||
 	    strcmp(nla_data_(tb[VRNIC_ATTR_DEV_NAME]), DEV)) {
 		d->bad++;
 		return;
 	}
-	parse_nest(gtb, VRNIC_GID_ATTR_MAX, tb[VRNIC_ATTR_GID]);
-	if (!gtb[VRNIC_GID_ATTR_INDEX] || !gtb[VRNIC_GID_ATTR_GID] ||
-	    !gtb[VRNIC_GID_ATTR_TYPE] || !gtb[VRNIC_GID_ATTR_NDEV_NAME] ||
-	    strcmp(nla_data_(gtb[VRNIC_GID_ATTR_NDEV_NAME]), NETDEV) ||
-	    !gtb[VRNIC_GID_ATTR_NDEV_IFINDEX] ||
-	    !get_u32(gtb[VRNIC_GID_ATTR_NDEV_IFINDEX])) {
-		d->bad++;
-		return;
-	}
-	idx = get_u32(gtb[VRNIC_GID_ATTR_INDEX]);
-	if (idx >= MAX_GIDS) {
-		d->bad++;
-		return;
-	}
-	if (d->seen[idx])
-		d->dup++;
-	d->seen[idx] = true;
-	memcpy(d->gid[idx], nla_data_(gtb[VRNIC_GID_ATTR_GID]), 16);
-	d->type[idx] = get_u8(gtb[VRNIC_GID_ATTR_TYPE]);
-	if (gtb[VRNIC_GID_ATTR_IPV4])
-		d->v4++;
-	if (gtb[VRNIC_GID_ATTR_IPV6])
-		d->v6++;
+	qpn = get_u32(tb[VRNIC_ATTR_QPN]);
+	if (d->count++ && qpn <= d->last)
+		d->unordered++;
+	d->last = qpn;
+	for (i = 0; i < DUMP_QPS; i++)
+		if (d->qpn[i] == qpn)
+			d->times[i]++;
 }
 
-/* Number of non-zero GIDs in sysfs; fills @sys with them. */
-static int sysfs_gids(uint8_t (*sys)[16], bool *present)
+/*
+ * A QP dump too large for one batch resumes at the next QPN (cb->ctx):
+ * every QP once, in QPN order, however many batches it takes.
+ */
+TEST_F_TIMEOUT(vrnic, qp_dump_resumes_over_many_qps, 180)
 {
-	char path[128], line[64];
-	int i, n = 0, j;
-	FILE *f;
-
-	for (i = 0; i < MAX_GIDS; i++) {
-		present[i] = false;
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/gids/%d", DEV, i);
-		f = fopen(path, "r");
-		if (!f)
-			break;
-		if (!fgets(line, sizeof(line), f))
-			line[0] = '\0';
-		fclose(f);
-		line[strcspn(line, "\n")] = '\0';
-		/* "fe80:0000:...:0001": eight groups of four hex digits */
-		for (j = 0; j < 8; j++) {
-			unsigned int v = 0;
-
-			sscanf(line + j * 5, "%4x", &v);
-			sys[i][2 * j] = v >> 8;
-			sys[i][2 * j + 1] = v & 0xff;
-		}
-		if (strcmp(line, "0000:0000:0000:0000:0000:0000:0000:0000")) {
-			present[i] = true;
-			n++;
-		}
-	}
-	return n;
-}
-
-TEST_F_TIMEOUT(vrnic, gid_dump_resumes_over_a_large_table, 180)
-{
-	static uint8_t sys[MAX_GIDS][16];
-	static bool present[MAX_GIDS];
-	static struct gid_dump d;
-	int i, n = 0, tries, want;
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_context *ctx = NULL;
+	struct ibv_qp *qp[DUMP_QPS];
+	struct ibv_device **list;
+	static struct qp_seen d;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
 	struct nl small;
+	int i, n, once;
 	struct msg m;
-	FILE *f;
 
-	ASSERT_EQ(0, nl_open_rcvlen(&small, 4096));
-
-	/*
-	 * 60 addresses, one GID each per RoCE version the port supports (v2
-	 * only for vrnic), plus the default (link-local) GID.
-	 */
-	f = fopen("/tmp/netlink_api.ip", "w");
-	ASSERT_NE(NULL, f);
-	fprintf(f, "addr add 192.0.2.1/24 dev %s\n", NETDEV);
-	for (i = 0; i < 59; i++)
-		fprintf(f, "addr add 2001:db8::%x/64 dev %s nodad\n", i + 1,
-			NETDEV);
-	fclose(f);
-	ASSERT_EQ(0, vrnic_sh("ip -n " NS " -batch /tmp/netlink_api.ip"));
-	want = 61;
-	/* ib_core adds the GIDs from a workqueue: wait for them (cheaply) */
-	for (tries = 0; tries < 100; tries++) {
-		memset(&d, 0, sizeof(d));
-		msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_GID_GET);
-		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-		ASSERT_EQ(0, nl_xfer(&self->nl, &m, gid_dump_reply, &d))
-			TH_LOG("extack: %s", self->nl.extack);
-		if (d.v4 + d.v6 >= want)
-			break;
-		usleep(100 * 1000);
-	}
-	ASSERT_GE(d.v4 + d.v6, want) TH_LOG("only %d GIDs", d.v4 + d.v6);
-	usleep(300 * 1000);
-	n = sysfs_gids(sys, present);
-
+	list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), DEV))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ASSERT_NE(NULL, ctx) TH_LOG("%s not found by libibverbs", DEV);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 2, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	init.send_cq = cq;
+	init.recv_cq = cq;
 	memset(&d, 0, sizeof(d));
-	msg_init(&m, small.family, NLM_F_DUMP, VRNIC_CMD_GID_GET);
+	for (i = 0; i < DUMP_QPS; i++) {
+		qp[i] = ibv_create_qp(pd, &init);
+		ASSERT_NE(NULL, qp[i]) TH_LOG("QP %d: %s", i, strerror(errno));
+		d.qpn[i] = qp[i]->qp_num;
+	}
+
+	/* Small reads keep the batches small: about five QPs each. */
+	ASSERT_EQ(0, nl_open_rcvlen(&small, 4096));
+	msg_init(&m, small.family, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET);
 	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	ASSERT_EQ(0, nl_xfer(&small, &m, gid_dump_reply, &d))
+	ASSERT_EQ(0, nl_xfer(&small, &m, qp_seen_reply, &d))
 		TH_LOG("extack: %s", small.extack);
-	TH_LOG("%d GIDs in sysfs, %d dumped in %d reads", n, d.count,
-	       small.reads);
+	TH_LOG("%d QPs dumped in %d reads", d.count, small.reads);
 	EXPECT_GE(small.reads, 3) TH_LOG("the dump never had to resume");
 	nl_close(&small);
 	EXPECT_EQ(0, d.bad);
-	EXPECT_EQ(0, d.dup);
-	EXPECT_EQ(n, d.count);
-	EXPECT_EQ(d.count, d.v4 + d.v6);
-	EXPECT_GE(d.v4, 1);
-	EXPECT_GE(d.v6, 60);	/* 59 global, 1 link-local */
-	/* Exactly the entries of sysfs, with the same GIDs. */
-	for (i = 0; i < MAX_GIDS; i++) {
-		if (present[i] != d.seen[i] ||
-		    (present[i] && memcmp(sys[i], d.gid[i], 16)))
-			break;
-	}
-	EXPECT_EQ(MAX_GIDS, i) TH_LOG("first difference at gid index %d", i);
-	/* RoCE v2 (the only version vrnic's port announces) is listed. */
-	for (i = 0, n = 0; i < MAX_GIDS; i++) {
-		n += d.seen[i] && d.type[i] == VRNIC_GID_TYPE_ROCE_V2;
-		EXPECT_TRUE(!d.seen[i] || d.type[i] == VRNIC_GID_TYPE_ROCE_V1 ||
-			    d.type[i] == VRNIC_GID_TYPE_ROCE_V2);
-	}
-	EXPECT_GE(n, 61);
-	vrnic_sh("ip -n " NS " -4 addr flush dev %s; ip -n " NS
-	   " -6 addr flush dev %s scope global", NETDEV, NETDEV);
+	EXPECT_EQ(0, d.unordered);
+	for (i = 0, once = 0; i < DUMP_QPS; i++)
+		once += d.times[i] == 1;
+	EXPECT_EQ(DUMP_QPS, once) TH_LOG("QPs not listed exactly once");
+
+	for (i = 0; i < DUMP_QPS; i++)
+		ibv_destroy_qp(qp[i]);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
 }
 
 /* ---- One test per rejected attribute ---- */

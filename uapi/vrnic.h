@@ -8,7 +8,7 @@
  *  - Every object is per device; requests name the device with
  *    VRNIC_ATTR_DEV_NAME.  GET commands answer one device (doit) or, with
  *    NLM_F_DUMP, every vrnic device visible in the caller's network
- *    namespace (one message per device, per GID or per QP).
+ *    namespace (one message per device or per QP).
  *  - Objects travel as one nested attribute each (VRNIC_ATTR_LIMITS,
  *    VRNIC_ATTR_QOS, ...).  A SET carries only the attributes to change;
  *    the request is validated whole and either applied whole or not at all.
@@ -26,7 +26,8 @@
  *    than run into -EOPNOTSUPP.  The kernel has no operation for it: the
  *    genetlink core answers -EOPNOTSUPP.
  *  - The family carries only what no standard interface does: port
- *    counters are ib_core's hw stats ("rdma statistic show link").
+ *    counters are ib_core's hw stats ("rdma statistic show link"), the
+ *    GID table is ib_core's sysfs (/sys/class/infiniband/DEV/ports/N/gids).
  *  - SET commands need CAP_NET_ADMIN.  Each change is announced on the
  *    VRNIC_GENL_MCGRP_CONFIG multicast group with VRNIC_CMD_CONFIG_NTF.
  */
@@ -53,9 +54,9 @@
  *	DCQCN.
  * @VRNIC_CMD_DCQCN_SET: change DCQCN parameters.  Request: DEV_NAME,
  *	DCQCN.  Admin only.
- * @VRNIC_CMD_GID_GET: dump only.  The GID table of port 1, one message per
- *	valid entry: DEV_NAME, DEV_INDEX, PORT, GID.  DEV_NAME in the request
- *	restricts the dump to that device.
+ * @VRNIC_CMD_GID_GET_REMOVED: no longer used; was a dump of the GID table,
+ *	which ib_core shows in sysfs (/sys/class/infiniband/DEV/ports/N/gids/I,
+ *	gid_attrs/types/I, gid_attrs/ndevs/I)
  * @VRNIC_CMD_STATS_GET_REMOVED: no longer used; was the port counters,
  *	which ib_core reports as the device's hw stats ("rdma statistic show
  *	link DEV/1")
@@ -75,7 +76,7 @@ enum vrnic_cmd {
 	VRNIC_CMD_QOS_SET,
 	VRNIC_CMD_DCQCN_GET,
 	VRNIC_CMD_DCQCN_SET,
-	VRNIC_CMD_GID_GET,
+	VRNIC_CMD_GID_GET_REMOVED,
 	VRNIC_CMD_STATS_GET_REMOVED,
 	VRNIC_CMD_QP_STATS_GET,
 	VRNIC_CMD_CONFIG_NTF,
@@ -92,12 +93,13 @@ enum vrnic_cmd {
  *	at most 63 characters
  * @VRNIC_ATTR_DEV_INDEX: u32, the RDMA device index (as in "rdma dev");
  *	output only
- * @VRNIC_ATTR_PORT: u32, port number of a GID_GET reply; vrnic devices
- *	have one port, 1
+ * @VRNIC_ATTR_PORT_REMOVED: no longer used; was the port number in the
+ *	replies of the removed GID_GET and STATS_GET
  * @VRNIC_ATTR_LIMITS: nest, enum vrnic_limits_attr
  * @VRNIC_ATTR_QOS: nest, enum vrnic_qos_attr
  * @VRNIC_ATTR_DCQCN: nest, enum vrnic_dcqcn_attr
- * @VRNIC_ATTR_GID: nest, enum vrnic_gid_attr (one GID table entry)
+ * @VRNIC_ATTR_GID_REMOVED: no longer used; was one GID table entry in the
+ *	replies of the removed GID_GET (enum vrnic_gid_attr)
  * @VRNIC_ATTR_COUNTERS: nest, array of VRNIC_ENTRY nests, each with
  *	enum vrnic_counter_attr: the counters of a QP
  * @VRNIC_ATTR_QPN: u32, a queue pair number (24 bits)
@@ -107,11 +109,11 @@ enum vrnic_attr {
 	VRNIC_ATTR_PAD,
 	VRNIC_ATTR_DEV_NAME,
 	VRNIC_ATTR_DEV_INDEX,
-	VRNIC_ATTR_PORT,
+	VRNIC_ATTR_PORT_REMOVED,
 	VRNIC_ATTR_LIMITS,
 	VRNIC_ATTR_QOS,
 	VRNIC_ATTR_DCQCN,
-	VRNIC_ATTR_GID,
+	VRNIC_ATTR_GID_REMOVED,
 	VRNIC_ATTR_COUNTERS,
 	VRNIC_ATTR_QPN,
 
@@ -381,42 +383,37 @@ enum vrnic_dcqcn_attr {
 };
 
 /**
- * enum vrnic_gid_type - RoCE version of a GID table entry
- * @VRNIC_GID_TYPE_ROCE_V1: RoCE v1 (Ethertype 0x8915); vrnic does not
- *	send v1 but ib_core lists v1 entries for every address
- * @VRNIC_GID_TYPE_ROCE_V2: RoCE v2 (UDP port 4791)
+ * enum vrnic_gid_type - no longer used: the values of the removed
+ *	VRNIC_GID_ATTR_TYPE_REMOVED
+ * @VRNIC_GID_TYPE_ROCE_V1_REMOVED: was RoCE v1
+ * @VRNIC_GID_TYPE_ROCE_V2_REMOVED: was RoCE v2
  */
 enum vrnic_gid_type {
-	VRNIC_GID_TYPE_ROCE_V1 = 1,
-	VRNIC_GID_TYPE_ROCE_V2 = 2,
+	VRNIC_GID_TYPE_ROCE_V1_REMOVED = 1,
+	VRNIC_GID_TYPE_ROCE_V2_REMOVED = 2,
 };
 
 /**
- * enum vrnic_gid_attr - one GID table entry (nest VRNIC_ATTR_GID)
- * @VRNIC_GID_ATTR_UNSPEC: unused
- * @VRNIC_GID_ATTR_INDEX: u32, index in the port's GID table
- * @VRNIC_GID_ATTR_GID: binary, 16 bytes, the GID in network byte order
- * @VRNIC_GID_ATTR_TYPE: u8, enum vrnic_gid_type
- * @VRNIC_GID_ATTR_NDEV_IFINDEX: u32, ifindex of the entry's netdev (absent
- *	if none)
- * @VRNIC_GID_ATTR_NDEV_NAME: string, name of the entry's netdev (absent
- *	if none)
- * @VRNIC_GID_ATTR_IPV4: u32 in network byte order, present when the GID
- *	is an IPv4-mapped address (::ffff:a.b.c.d)
- * @VRNIC_GID_ATTR_IPV6: binary, 16 bytes, present otherwise
+ * enum vrnic_gid_attr - no longer used: the members of the removed
+ *	VRNIC_ATTR_GID_REMOVED nest, kept so that their numbers stay taken
+ * @VRNIC_GID_ATTR_UNSPEC_REMOVED: unused
+ * @VRNIC_GID_ATTR_INDEX_REMOVED: was the index in the port's GID table
+ * @VRNIC_GID_ATTR_GID_REMOVED: was the GID
+ * @VRNIC_GID_ATTR_TYPE_REMOVED: was the RoCE version, enum vrnic_gid_type
+ * @VRNIC_GID_ATTR_NDEV_IFINDEX_REMOVED: was the ifindex of the netdev
+ * @VRNIC_GID_ATTR_NDEV_NAME_REMOVED: was the name of the netdev
+ * @VRNIC_GID_ATTR_IPV4_REMOVED: was the IPv4 address of an IPv4-mapped GID
+ * @VRNIC_GID_ATTR_IPV6_REMOVED: was the IPv6 address of any other GID
  */
 enum vrnic_gid_attr {
-	VRNIC_GID_ATTR_UNSPEC,
-	VRNIC_GID_ATTR_INDEX,
-	VRNIC_GID_ATTR_GID,
-	VRNIC_GID_ATTR_TYPE,
-	VRNIC_GID_ATTR_NDEV_IFINDEX,
-	VRNIC_GID_ATTR_NDEV_NAME,
-	VRNIC_GID_ATTR_IPV4,
-	VRNIC_GID_ATTR_IPV6,
-
-	__VRNIC_GID_ATTR_MAX,
-	VRNIC_GID_ATTR_MAX = __VRNIC_GID_ATTR_MAX - 1
+	VRNIC_GID_ATTR_UNSPEC_REMOVED,
+	VRNIC_GID_ATTR_INDEX_REMOVED,
+	VRNIC_GID_ATTR_GID_REMOVED,
+	VRNIC_GID_ATTR_TYPE_REMOVED,
+	VRNIC_GID_ATTR_NDEV_IFINDEX_REMOVED,
+	VRNIC_GID_ATTR_NDEV_NAME_REMOVED,
+	VRNIC_GID_ATTR_IPV4_REMOVED,
+	VRNIC_GID_ATTR_IPV6_REMOVED,
 };
 
 /**
