@@ -53,8 +53,8 @@ if modprobe rdma_rxe 2>/dev/null; then
 	expect_output "rdma dev agrees" '^[0-9]+: rxe0: node_type ca' rdma dev show rxe0
 	expect_output "stats show works for rxe (nldev counters)" '"dev_name":"rxe0","port_index":1' \
 		rdmactl -j stats show rxe0
-	# rxe announces RoCE v1 and v2: each has a default GID (fe80::/64 from
-	# the MAC), which sysfs calls "IB/RoCE v1" and "RoCE v2".
+	# rxe (6.1) speaks RoCE v2 only: its default GID (fe80::/64 from the
+	# MAC) is of that type.
 	rxe_default_gid() {
 		local out
 
@@ -63,7 +63,6 @@ if modprobe rdma_rxe 2>/dev/null; then
 		grep -Eq "^rxe0 +1 +[0-9]+ +fe80:[0-9a-f:]{34} +$1 +r0 +fe80::[0-9a-f:]+ *\$" <<<"$out"
 	}
 	expect_ok "gid show works for rxe: RoCE v2 default GID" wait_for 10 rxe_default_gid "RoCE v2"
-	expect_ok "gid show works for rxe: RoCE v1 default GID" wait_for 10 rxe_default_gid "RoCE v1"
 	expect_output "gid show -j: the entry's netdev and address" \
 		'"dev_name":"rxe0","port":1,"index":[0-9]+,"gid":"fe80:[0-9a-f:]+","type":"RoCE v2","ndev_ifindex":[0-9]+,"ndev_name":"r0","ipv6":"fe80::[0-9a-f:]+"' \
 		rdmactl -j gid show rxe0
