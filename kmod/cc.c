@@ -291,7 +291,12 @@ void vrnic_rp_cnp_rcv(struct vrnic_qp *qp)
 		spin_unlock(&cc->cc_lock);
 		handled = true;
 	}
-	spin_unlock_bh(&xp->sq_lock);
+	/*
+	 * The pacer's timer may have kicked the requester while we held the
+	 * lock: without this, a CNP arriving then stalled the QP for good.
+	 */
+	if (vrnic_sq_unlock(qp))
+		vrnic_req_schedule(qp);
 	vrnic_counter_inc(vdev, handled ? VRNIC_CNT_RP_CNP_HANDLED :
 					  VRNIC_CNT_RP_CNP_IGNORED);
 }

@@ -432,13 +432,9 @@ void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		xp->sq_stats.rx_bytes += vrnic_pkt(skb)->paylen;
 		kick = vrnic_comp_one(qp, skb);
 	}
-	spin_unlock_bh(&xp->sq_lock);
+	if (vrnic_sq_unlock(qp))
+		kick = true;
 	consume_skb(skb);
-	/*
-	 * A doorbell that found @sq_lock taken by us left its bit for us to
-	 * honour (see vrnic_req_run()).
-	 */
-	smp_mb();
-	if (kick || test_bit(VRNIC_XP_KICK, &xp->kick))
+	if (kick)
 		vrnic_req_kick(qp);
 }

@@ -663,6 +663,22 @@ static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 }
 
 /**
+ * vrnic_sq_unlock - release @sq_lock taken outside the requester
+ * @qp: the QP
+ *
+ * Return: true if a kick found the lock taken and the requester must run
+ * (see "Kicks" in struct vrnic_qp_xport).
+ */
+bool vrnic_sq_unlock(struct vrnic_qp *qp)
+	__releases(&qp->xport.sq_lock)
+{
+	spin_unlock_bh(&qp->xport.sq_lock);
+	/* Unlock before test: pairs with the barrier in vrnic_req_kick(). */
+	smp_mb();
+	return test_bit(VRNIC_XP_KICK, &qp->xport.kick);
+}
+
+/**
  * vrnic_req_kick - the doorbell: the SQ may have new WQEs
  * @qp: the QP
  *
@@ -813,9 +829,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	vrnic_req_rewind(qp, xp->comp_psn);
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
-	spin_unlock_bh(&xp->sq_lock);
-	smp_mb();	/* see vrnic_req_run() */
-	if (test_bit(VRNIC_XP_KICK, &xp->kick))
+	if (vrnic_sq_unlock(qp))
 		vrnic_req_schedule(qp);
 }
 
@@ -826,8 +840,9 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 
 	spin_lock_bh(&xp->sq_lock);
 	xp->rnr_wait = false;
-	spin_unlock_bh(&xp->sq_lock);
-	vrnic_req_schedule(qp);
+	set_bit(VRNIC_XP_KICK, &xp->kick);
+	if (vrnic_sq_unlock(qp))
+		vrnic_req_schedule(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -899,7 +914,8 @@ void vrnic_xport_unlock(struct vrnic_qp *qp)
 	__releases(&qp->xport.rq_lock) __releases(&qp->xport.sq_lock)
 {
 	spin_unlock(&qp->xport.rq_lock);
-	spin_unlock_bh(&qp->xport.sq_lock);
+	if (vrnic_sq_unlock(qp))
+		vrnic_req_schedule(qp);
 }
 
 /**
@@ -1026,10 +1042,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		/* Nothing outstanding: drained right away. */
 		vrnic_comp_sq_drained(qp);
 	}
-	spin_unlock_bh(&xp->sq_lock);
-	/* A doorbell may have found the lock taken by us. */
-	smp_mb();
-	if (test_bit(VRNIC_XP_KICK, &xp->kick))
+	if (vrnic_sq_unlock(qp))
 		vrnic_req_schedule(qp);
 
 	if (mask & IB_QP_STATE) {

@@ -102,10 +102,15 @@ struct vrnic_rdres {
  *
  * Locking: @sq_lock (BH-safe) protects everything under "send side",
  * @rq_lock (BH-safe) everything under "receive side".  The engines hold
- * one of them at a time (a trylock of @sq_lock to kick the requester
- * does not wait).  Only modify_qp and destroy_qp nest them, in the order
- * @sq_lock, @rq_lock, qp->state_lock.  The pacer's @cc.cc_lock nests
- * inside either engine lock and takes no other (cc.h).
+ * one of them at a time.  Only modify_qp and destroy_qp nest them, in
+ * the order @sq_lock, @rq_lock, qp->state_lock.  The pacer's
+ * @cc.cc_lock nests inside either engine lock and takes no other (cc.h).
+ *
+ * Kicks: a requester run (doorbell, pacer, timers) sets VRNIC_XP_KICK and
+ * only trylocks @sq_lock; if the lock is taken, the holder must run the
+ * requester for it.  So every path that takes @sq_lock, except the
+ * requester itself, releases it with vrnic_sq_unlock() and runs the
+ * requester when that returns true (vrnic_xport_unlock() does so).
  *
  * Path attributes: everything the engines read of modify_qp's results --
  * the fields under "attributes" below, qp->av and qp->attr -- is written
@@ -234,6 +239,9 @@ void vrnic_xport_lock(struct vrnic_qp *qp);
 void vrnic_xport_unlock(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
 void vrnic_req_schedule(struct vrnic_qp *qp);
+
+bool __must_check vrnic_sq_unlock(struct vrnic_qp *qp)
+	__releases(&qp->xport.sq_lock);
 void vrnic_resp_schedule(struct vrnic_qp *qp);
 void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
