@@ -840,9 +840,9 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 
 	spin_lock_bh(&xp->sq_lock);
 	xp->rnr_wait = false;
-	set_bit(VRNIC_XP_KICK, &xp->kick);
-	if (vrnic_sq_unlock(qp))
-		vrnic_req_schedule(qp);
+	spin_unlock_bh(&xp->sq_lock);
+	/* Runs the requester anyway, a pending kick's run included. */
+	vrnic_req_schedule(qp);
 }
 
 /* ------------------------------------------------------------------ */

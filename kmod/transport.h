@@ -110,7 +110,8 @@ struct vrnic_rdres {
  * only trylocks @sq_lock; if the lock is taken, the holder must run the
  * requester for it.  So every path that takes @sq_lock, except the
  * requester itself, releases it with vrnic_sq_unlock() and runs the
- * requester when that returns true (vrnic_xport_unlock() does so).
+ * requester when that returns true (vrnic_xport_unlock() does so), or
+ * runs the requester after unlocking in any case (the RNR timer).
  *
  * Path attributes: everything the engines read of modify_qp's results --
  * the fields under "attributes" below, qp->av and qp->attr -- is written
@@ -239,7 +240,6 @@ void vrnic_xport_lock(struct vrnic_qp *qp);
 void vrnic_xport_unlock(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
 void vrnic_req_schedule(struct vrnic_qp *qp);
-
 bool __must_check vrnic_sq_unlock(struct vrnic_qp *qp)
 	__releases(&qp->xport.sq_lock);
 void vrnic_resp_schedule(struct vrnic_qp *qp);
