@@ -280,10 +280,10 @@ static enum ib_wc_status vrnic_nak_status(u8 code)
 
 /*
  * Responses the requester expected before this packet never came (READ
- * responses lost or reordered): go back to @comp_psn, once.  Further
- * out-of-order responses of the same burst would only ask again for
- * what is already being resent; the retransmit timer covers a lost
- * re-request.
+ * responses or an atomic acknowledge lost or reordered), an "implied
+ * NAK" (IBA 9.7.5.2): go back to @comp_psn, once.  Further out-of-order
+ * responses of the same burst would only ask again for what is already
+ * being resent; the retransmit timer covers a lost re-request.
  */
 static bool vrnic_comp_lost(struct vrnic_qp *qp)
 {
@@ -291,6 +291,8 @@ static bool vrnic_comp_lost(struct vrnic_qp *qp)
 
 	if (xp->rewind_psn == xp->comp_psn)
 		return false;
+	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_IMPLIED_NAK_SEQ_ERR);
+	vrnic_req_window_cut(qp);
 	vrnic_req_rewind(qp, xp->comp_psn);
 	return true;
 }
@@ -325,8 +327,9 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	    (syn & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_ACK) {
 		lost = vrnic_comp_ack_upto(qp, psn, &progress);
 		if (lost)
-			return vrnic_comp_lost(qp);
-		vrnic_comp_advance(qp, vrnic_psn_add(psn, 1));
+			vrnic_comp_lost(qp);
+		else
+			vrnic_comp_advance(qp, vrnic_psn_add(psn, 1));
 		goto out;
 	}
 
@@ -335,8 +338,10 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				   &progress);
 	if (xp->sq_err)
 		return false;
-	if (lost && !(info->mask & (VRNIC_M_READ | VRNIC_M_ATOMIC)))
-		return vrnic_comp_lost(qp);
+	if (lost && !(info->mask & (VRNIC_M_READ | VRNIC_M_ATOMIC))) {
+		vrnic_comp_lost(qp);
+		goto out;
+	}
 
 	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK)) {
 		vrnic_comp_advance(qp, psn);
@@ -352,6 +357,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				/* A duplicated NAK must not restart the resend. */
 				if (xp->rewind_psn == psn)
 					return false;
+				vrnic_req_window_cut(qp);
 				vrnic_req_rewind(qp, psn);
 				return true;
 			}
@@ -378,12 +384,19 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	wqe = vrnic_sq_get(qp, vrnic_sq_cons(qp));
 	if (wqe->xport.state == VRNIC_WQE_DONE ||
 	    vrnic_psn_cmp(psn, wqe->xport.first_psn) < 0 ||
-	    vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0 ||
 	    !vrnic_wr_has_resp_data(wqe->opcode))
 		goto bad;
+	/*
+	 * A response of a later WQE (below max_psn, checked above): the
+	 * rest of the head's never came.  Waiting for the retransmit timer
+	 * instead would leave the responder streaming everything after
+	 * them, all of it dropped here, for a whole timeout.
+	 */
+	if (vrnic_psn_cmp(psn, wqe->xport.last_psn) > 0)
+		goto out_of_sequence;
 	/* Earlier responses (maybe of this very WQE) were lost. */
 	if (psn != xp->comp_psn)
-		return vrnic_comp_lost(qp);
+		goto out_of_sequence;
 	if (info->mask & VRNIC_M_READ) {
 		if (wqe->opcode != IB_WR_RDMA_READ ||
 		    !vrnic_comp_read_resp(qp, skb, wqe))
@@ -399,13 +412,19 @@ out:
 	if (progress) {
 		xp->retry_left = qp->attr.retry_cnt;
 		xp->rnr_left = qp->attr.rnr_retry;
-		vrnic_req_window_grow(qp);
+		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
+					  VRNIC_PSN_MASK);
 		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
 			vrnic_req_arm_timer(qp);
 		else
 			del_timer(&xp->retrans_timer);
 	}
 	return true;
+out_of_sequence:
+	/* Go-back-N keeps nothing past a gap: dropped, asked for again. */
+	xp->sq_stats.drops++;
+	vrnic_comp_lost(qp);
+	goto out;
 bad:
 	vrnic_qp_dbg(qp, "bad response op %#x psn %#x\n", pkt->opcode, psn);
 	xp->sq_stats.drops++;

@@ -59,6 +59,8 @@ const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_RX_PRIO_PAUSE_DURATION + 7] = "rx_prio7_pause_duration",
 	[VRNIC_CNT_RX_PAUSE_STORM]	= "rx_pause_storm_events",
 	[VRNIC_CNT_RX_PAUSE_IGNORED]	= "rx_pause_ignored",
+	/* by the name of the ConnectX (mlx5) hw-stat */
+	[VRNIC_CNT_IMPLIED_NAK_SEQ_ERR]	= "implied_nak_seq_err",
 };
 
 static struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS];

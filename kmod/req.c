@@ -761,19 +761,72 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 	}
 }
 
+/*
+ * The send window: PSNs in flight.  A go-back-N resend puts a whole
+ * window on the path while the packets it replaces may still be on it,
+ * so a path that drops because it is full, kept full, would only drop
+ * more (a READ responder answering every resent request the more so).
+ * Hence a loss-based window, TCP's (RFC 5681) in PSNs: slow start below
+ * @ssthresh (+1 per PSN acknowledged: doubles each round trip), +1 per
+ * window acknowledged above it; halved by a loss the peer or the
+ * responses reveal (a sequence NAK, an implied NAK), once per window
+ * sent; VRNIC_MIN_INFLIGHT after a timeout.  Where nothing is lost (a
+ * lossless fabric) it stays at VRNIC_MAX_INFLIGHT.  @sq_lock held.
+ */
+static void vrnic_req_window_reset(struct vrnic_qp_xport *xp)
+{
+	xp->window = VRNIC_MAX_INFLIGHT;
+	xp->ssthresh = VRNIC_MAX_INFLIGHT;
+	xp->window_acked = 0;
+	xp->recover_psn = xp->comp_psn;
+}
+
 /**
  * vrnic_req_window_grow - an acknowledgment made progress
  * @qp: RC QP, @sq_lock held
- *
- * Doubles the send window shrunk by a retransmit timeout, up to the
- * maximum (a slow start, as TCP does after a timeout).
+ * @acked: PSNs it newly acknowledged
  */
-void vrnic_req_window_grow(struct vrnic_qp *qp)
+void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	if (xp->window < VRNIC_MAX_INFLIGHT)
-		xp->window = min_t(u32, xp->window * 2, VRNIC_MAX_INFLIGHT);
+	if (xp->window >= VRNIC_MAX_INFLIGHT)
+		return;
+	if (xp->window < xp->ssthresh) {
+		xp->window = min_t(u32, xp->window + acked, VRNIC_MAX_INFLIGHT);
+		return;
+	}
+	xp->window_acked += acked;
+	if (xp->window_acked >= xp->window) {
+		xp->window_acked = 0;
+		xp->window++;
+	}
+}
+
+/* Half the window, at least VRNIC_MIN_INFLIGHT. */
+static u32 vrnic_req_window_half(struct vrnic_qp_xport *xp)
+{
+	return max_t(u32, xp->window / 2, VRNIC_MIN_INFLIGHT);
+}
+
+/**
+ * vrnic_req_window_cut - a NAK or a response past a gap showed a loss
+ * @qp: RC QP, @sq_lock held
+ *
+ * The NAKs and out-of-order responses of one window are one loss
+ * episode: cut once, then not before what was in flight is
+ * acknowledged.
+ */
+void vrnic_req_window_cut(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (vrnic_psn_cmp(xp->comp_psn, xp->recover_psn) < 0)
+		return;
+	xp->ssthresh = vrnic_req_window_half(xp);
+	xp->window = xp->ssthresh;
+	xp->window_acked = 0;
+	xp->recover_psn = xp->max_psn;
 }
 
 /**
@@ -823,9 +876,12 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	/*
 	 * Everything in flight was lost, most likely to a full queue on the
 	 * path: resending the whole window at once would refill it.  Start
-	 * again with a small window that each acknowledgment doubles.
+	 * again with a small window, in slow start up to half the old one.
 	 */
+	xp->ssthresh = vrnic_req_window_half(xp);
 	xp->window = VRNIC_MIN_INFLIGHT;
+	xp->window_acked = 0;
+	xp->recover_psn = xp->max_psn;
 	vrnic_req_rewind(qp, xp->comp_psn);
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
@@ -866,7 +922,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	skb_queue_head_init(&xp->ooo);
 	vrnic_cc_init(qp);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
-	xp->window = VRNIC_MAX_INFLIGHT;
+	vrnic_req_window_reset(xp);
 	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
@@ -958,7 +1014,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->send_off = 0;
 	xp->rd_atomic_out = 0;
 	xp->noack_pkts = 0;
-	xp->window = VRNIC_MAX_INFLIGHT;
+	vrnic_req_window_reset(xp);
 	xp->rnr_wait = false;
 	xp->sq_err = false;
 	xp->sqd_pending = false;
@@ -1029,6 +1085,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->comp_psn = xp->req_psn;
 		xp->max_psn = xp->req_psn;
 		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
+		vrnic_req_window_reset(xp);
 	}
 	if (mask & IB_QP_RETRY_CNT)
 		xp->retry_left = qp->attr.retry_cnt;

@@ -1008,6 +1008,71 @@ static void vrnic_resp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 }
 
+/*
+ * An RC request we already executed arrived while the work item owns
+ * the responder.  The requester has gone back to @psn (go-back-N, IBA
+ * 9.7.5.2) -- or the network duplicated a packet, rarely: it resends
+ * everything from @psn on in order and drops every response that
+ * reaches it before @psn's.  What we hold past @psn, the rest of the
+ * READ being streamed and the requests queued behind it, would only be
+ * sent to be dropped; worse, the answer to the duplicate would come
+ * after all of it, late enough for the requester to time out and go
+ * back once more, which queues yet another copy: a loop that feeds
+ * itself until the link is full.  So drop them, as if lost on the wire
+ * (a network duplicate costs a sequence NAK), and let the duplicate be
+ * answered next.  Returns false if @skb is not worth keeping either:
+ * the READ being streamed has not reached @psn, its stream brings the
+ * answer.  @rq_lock held.
+ */
+static bool vrnic_resp_went_back(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_rdres *res = xp->res_cur;
+	u32 psn = vrnic_pkt(skb)->psn;
+	struct sk_buff *pos, *tmp;
+
+	if (res && (vrnic_pkt(skb)->mask & VRNIC_M_READ) &&
+	    vrnic_psn_cmp(psn, res->cur_psn) >= 0 &&
+	    vrnic_psn_cmp(psn, res->last_psn) <= 0) {
+		xp->rq_stats.dup_requests++;
+		vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_DUP_REQUESTS);
+		return false;
+	}
+	skb_queue_walk_safe(&xp->backlog, pos, tmp) {
+		if (vrnic_psn_cmp(vrnic_pkt(pos)->psn, psn) >= 0) {
+			__skb_unlink(pos, &xp->backlog);
+			xp->rq_stats.drops++;
+			kfree_skb(pos);
+		}
+	}
+	/* The work item finds no READ to stream and takes the backlog. */
+	if (res && vrnic_psn_cmp(res->cur_psn, psn) > 0)
+		xp->res_cur = NULL;
+	return true;
+}
+
+/*
+ * Queue @skb behind the READ the work item streams.  Returns false if
+ * it is dropped instead (counted).  @rq_lock held.
+ */
+static bool vrnic_resp_backlog_add(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    vrnic_psn_cmp(vrnic_pkt(skb)->psn, xp->epsn) < 0 &&
+	    !vrnic_resp_went_back(qp, skb))
+		return false;
+	if (skb_queue_len(&xp->backlog) >= VRNIC_RESP_BACKLOG ||
+	    !vrnic_resp_len_ok(qp, vrnic_pkt(skb)) ||
+	    !vrnic_resp_hold_charge(qp, skb)) {
+		xp->rq_stats.drops++;
+		return false;
+	}
+	__skb_queue_tail(&xp->backlog, skb);
+	return true;
+}
+
 /**
  * vrnic_resp_rcv - handle a request packet
  * @qp: destination QP
@@ -1021,14 +1086,8 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	if (xp->stopped) {
 		xp->rq_stats.drops++;	/* RESET: see transport.h */
 	} else if (xp->resp_busy) {
-		if (skb_queue_len(&xp->backlog) < VRNIC_RESP_BACKLOG &&
-		    vrnic_resp_len_ok(qp, vrnic_pkt(skb)) &&
-		    vrnic_resp_hold_charge(qp, skb)) {
-			__skb_queue_tail(&xp->backlog, skb);
+		if (vrnic_resp_backlog_add(qp, skb))
 			skb = NULL;
-		} else {
-			xp->rq_stats.drops++;
-		}
 	} else {
 		vrnic_resp_one(qp, skb);
 	}

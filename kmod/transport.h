@@ -160,6 +160,9 @@ struct vrnic_qp_xport {
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
 	u32 window;			/* PSNs allowed in flight now */
+	u32 ssthresh;			/* window: slow start below it */
+	u32 window_acked;		/* PSNs acked towards the next +1 */
+	u32 recover_psn;		/* no cut before comp_psn gets here */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */
@@ -292,7 +295,8 @@ void vrnic_req_work(struct work_struct *work);
 void vrnic_req_retrans_timer(struct timer_list *t);
 void vrnic_req_rnr_timer(struct timer_list *t);
 void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn);
-void vrnic_req_window_grow(struct vrnic_qp *qp);
+void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
+void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
 u32 vrnic_qp_mtu(struct vrnic_qp *qp);
 struct vrnic_dma;

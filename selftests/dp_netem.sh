@@ -10,7 +10,10 @@
 # complete, dp_random must move its data intact over the pair, and the
 # requester's retransmission counter must have moved (loss without
 # retransmission cannot deliver everything).  The counter names differ per
-# driver: see dp_retx_counters in dp_lib.sh.
+# driver: see dp_retx_counters in dp_lib.sh.  Between two vrnic devices,
+# nothing may be counted as malformed (a response past a lost one is a
+# go-back-N drop), and lost READ responses must have made the requester
+# go back by itself (implied_nak_seq_err).
 #
 # Environment: DP_RANDOM (path of the dp_random binary, default
 # build/selftests/dp_random), DP_NETEM (the netem arguments).
@@ -54,6 +57,12 @@ for h in A B; do
 done
 dp_log "netem on both veth ends: $DP_NETEM"
 before=$(retx)
+# counter_sum NAME: NAME on both devices together.
+counter_sum() {
+	echo $(($(dp_counter "${DP_DEV[A]}" "$1") + $(dp_counter "${DP_DEV[B]}" "$1")))
+}
+malformed0=$(counter_sum drop_malformed)
+implied0=$(counter_sum implied_nak_seq_err)
 
 random_lossy() {
 	if [[ -x $DP_RANDOM ]]; then
@@ -83,6 +92,19 @@ if [[ $after -gt $before ]]; then
 	dp_result ok retransmission_counter_moved
 else
 	dp_result fail retransmission_counter_moved "$before -> $after"
+fi
+
+# What netem does is loss, reordering and duplication, never a malformed
+# packet: a response that arrives past a lost one is dropped by
+# go-back-N, not counted as malformed.  READ responses lost under
+# ib_read_bw: the requester went back by itself (an implied NAK).
+if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
+	malformed=$(($(counter_sum drop_malformed) - malformed0))
+	dp_report no_packet_counted_malformed "$((malformed != 0))" \
+		"drop_malformed moved by $malformed"
+	implied=$(($(counter_sum implied_nak_seq_err) - implied0))
+	dp_report lost_read_responses_implied_nak "$((implied == 0))" \
+		"implied_nak_seq_err did not move"
 fi
 
 dp_end
