@@ -146,38 +146,6 @@ expect_num() {
 	return 1
 }
 
-# gid_index_of DEV GID: the index of DEV's RoCE v2 GID GID (sysfs form).
-# wait_gid DEV ADDR: print the index of DEV's RoCE v2 GID of ADDR (IPv4
-# or IPv6), waiting for ib_core to add it (ktap.sh's roce_gid_index does
-# IPv4 only and does not wait).
-gid_index_of() {
-	local dev=$1 want=$2 f i
-
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
-		[[ $(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null) == "RoCE v2" ]] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
-
-wait_gid() {
-	local want a b c d end=$((SECONDS + 30))
-
-	if [[ $2 == *:* ]]; then
-		want=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2")
-	else
-		IFS=. read -r a b c d <<<"$2"
-		printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
-	fi
-	until gid_index_of "$1" "$want"; do
-		[[ $SECONDS -lt $end ]] || return 1
-		sleep 0.2
-	done
-}
-
 # cm_listening PORT: an rdma_cm ID of B listens on PORT.
 cm_listening() {
 	in_b rdma resource show cm_id 2>/dev/null |
@@ -385,8 +353,8 @@ run_stage "vrnic0 on $IF_A ($NS_A), vrnic1 on $IF_B ($NS_B)" sh -c \
 	ktap_bail "no devices"
 defer in_a rdma link delete vrnic0
 defer in_b rdma link delete vrnic1
-if ! { GA=$(wait_gid vrnic0 "$IP_A") && GB=$(wait_gid vrnic1 "$IP_B") &&
-	G6A=$(wait_gid vrnic0 "$IP6_A") && G6B=$(wait_gid vrnic1 "$IP6_B"); }; then
+if ! { GA=$(roce_gid_wait vrnic0 "$IP_A") && GB=$(roce_gid_wait vrnic1 "$IP_B") &&
+	G6A=$(roce_gid_wait vrnic0 "$IP6_A") && G6B=$(roce_gid_wait vrnic1 "$IP6_B"); }; then
 	ktap_bail "RoCE v2 GIDs missing"
 fi
 ktap_comment "GID indexes: vrnic0 $GA (IPv4) $G6A (IPv6), vrnic1 $GB $G6B"

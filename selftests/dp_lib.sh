@@ -27,6 +27,8 @@ DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # used by the scripts sourcing this file
 DP_REPO=$(cd "$DP_DIR/.." && pwd)
+# shellcheck source=selftests/lib/gid.sh
+. "$DP_DIR/lib/gid.sh"
 
 DP_ADDR_A=10.77.0.1
 DP_ADDR_B=10.77.0.2
@@ -197,33 +199,10 @@ dp_in() {
 	fi
 }
 
-# The GID string (sysfs format) of IPv4 address $1.
-dp_gid_of() {
-	local IFS=.
-
-	# shellcheck disable=SC2086 # split the dotted quad
-	set -- $1
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
-}
-
 # dp_gid_index DEV ADDR: print the index of the RoCE v2 GID of ADDR on port
 # 1, waiting up to 30s for the GID table to be populated.
 dp_gid_index() {
-	local dev=$1 gid end=$((SECONDS + 30)) f idx
-
-	gid=$(dp_gid_of "$2")
-	while :; do
-		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			[[ $(<"$f") == "$gid" ]] 2>/dev/null || continue
-			idx=${f##*/}
-			if [[ $(<"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$idx") == "RoCE v2" ]] 2>/dev/null; then
-				echo "$idx"
-				return 0
-			fi
-		done
-		[[ $SECONDS -lt $end ]] || return 1
-		sleep 0.2
-	done
+	roce_gid_wait "$1" "$2" 30
 }
 
 # dp_port_active DEV: wait up to 30s for port 1 to become ACTIVE.

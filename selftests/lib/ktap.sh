@@ -19,6 +19,9 @@
 # shown as "# " comments when a stage fails (always with KTAP_VERBOSE=1).
 # Everything registered with defer runs at exit, last first.
 
+# shellcheck source=selftests/lib/gid.sh
+. "$(dirname "${BASH_SOURCE[0]}")/gid.sh"
+
 KTAP_N=0
 KTAP_PASS=0
 KTAP_FAIL=0
@@ -270,27 +273,6 @@ wait_for() {
 		[[ $SECONDS -lt $end ]] || return 1
 		sleep 0.2
 	done
-}
-
-# roce_gid_index DEV IPV4: print the index of DEV's RoCE v2 GID for IPV4
-# (port 1); status 1 if there is none.  The table has 1024 entries: read
-# them without a fork each, which takes minutes in a loaded TCG guest.
-roce_gid_index() {
-	local dev=$1 ip=$2 want f i a b c d g t
-
-	IFS=. read -r a b c d <<<"$ip"
-	printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		g='' t=''
-		read -r g 2>/dev/null <"$f"
-		[[ $g == "$want" ]] || continue
-		read -r t 2>/dev/null <"/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i"
-		[[ $t == "RoCE v2" ]] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
 }
 
 # tcp_listening NS PORT: a TCP socket listens on PORT in netns NS (""
