@@ -37,7 +37,7 @@ const std::vector<Column> kGidColumns = {
 };
 
 // The GID table as ib_core shows it in sysfs: any RDMA device.
-void show(Context& ctx, const std::string& dev) {
+void show_gids(Context& ctx, const std::string& dev) {
     auto gids = libctl::read_gids(dev.empty() ? std::nullopt : std::optional<std::string>(dev));
     if (!gids)
         return (void)ctx.fail(gids.error());
@@ -83,10 +83,10 @@ void register_gid(CLI::App& app, Context& ctx) {
     };
     auto a = std::make_shared<Args>();
     CLI::App* obj =
-        add_object(app, ctx, "gid", "GID tables of RDMA devices", [&ctx] { show(ctx, ""); });
+        add_object(app, ctx, "gid", "GID tables of RDMA devices", [&ctx] { show_gids(ctx, ""); });
     CLI::App* sh = obj->add_subcommand("show", "Show the GID table of DEV (or all)");
     sh->add_option("DEV", a->dev, "RDMA device");
-    sh->callback([&ctx, a] { show(ctx, a->dev); });
+    sh->callback([&ctx, a] { show_gids(ctx, a->dev); });
     CLI::App* add = obj->add_subcommand("add", "Add ADDR/PLEN to DEV's netdev (ib_core adds GIDs)");
     add->add_option("DEV", a->dev, "RDMA device")->required();
     add->add_option("ADDR", a->addr, "IPv4 or IPv6 address with prefix length")->required();

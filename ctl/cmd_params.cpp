@@ -30,7 +30,8 @@ const ParamObject<libctl::Limits> kLimits = {"limits", libctl::limits_params, &V
 const ParamObject<libctl::Dcqcn> kDcqcn = {"dcqcn", libctl::dcqcn_params, &Vrnic::dcqcn,
                                            &Vrnic::set_dcqcn, dcqcn_to_json};
 
-template <typename S> void show(Context& ctx, const ParamObject<S>& obj, const std::string& dev) {
+template <typename S>
+void show_params(Context& ctx, const ParamObject<S>& obj, const std::string& dev) {
     show_object(ctx, dev, obj.name, obj.get, obj.to_json);
 }
 
@@ -83,14 +84,15 @@ void register_params(CLI::App& app, Context& ctx, const ParamObject<S>& obj,
     };
     auto a = std::make_shared<Args>();
     const ParamObject<S>* o = &obj;
-    CLI::App* sub = add_object(app, ctx, obj.name, description, [&ctx, o] { show(ctx, *o, ""); });
+    CLI::App* sub =
+        add_object(app, ctx, obj.name, description, [&ctx, o] { show_params(ctx, *o, ""); });
     std::string keys;
     for (const auto& p : obj.params())
         keys += std::string(keys.empty() ? "" : ", ") + p.name;
     CLI::App* sh =
         sub->add_subcommand("show", std::string("Show ") + obj.name + " of DEV (or all)");
     sh->add_option("DEV", a->dev, "vrnic device");
-    sh->callback([&ctx, o, a] { show(ctx, *o, a->dev); });
+    sh->callback([&ctx, o, a] { show_params(ctx, *o, a->dev); });
     CLI::App* st =
         sub->add_subcommand("set", std::string("Set ") + obj.name + ": DEV KEY VALUE ...");
     st->add_option("DEV", a->dev, "vrnic device")->required();

@@ -19,7 +19,7 @@ namespace {
 using libctl::Qos;
 using libctl::Vrnic;
 
-void show(Context& ctx, const std::string& dev) {
+void show_qos(Context& ctx, const std::string& dev) {
     show_object(ctx, dev, "qos", &Vrnic::qos, qos_to_json);
 }
 
@@ -113,10 +113,10 @@ void register_qos(CLI::App& app, Context& ctx) {
     };
     auto a = std::make_shared<Args>();
     CLI::App* obj = add_object(app, ctx, "qos", "QoS: trust, DSCP/priority maps, PFC, ECN",
-                               [&ctx] { show(ctx, ""); });
+                               [&ctx] { show_qos(ctx, ""); });
     CLI::App* sh = obj->add_subcommand("show", "Show QoS settings of DEV (or all)");
     sh->add_option("DEV", a->dev, "vrnic device");
-    sh->callback([&ctx, a] { show(ctx, a->dev); });
+    sh->callback([&ctx, a] { show_qos(ctx, a->dev); });
     CLI::App* st = obj->add_subcommand(
         "set", "Set QoS: DEV [trust pcp|dscp] [pfc PRIO,...|none] [ecn PRIO,...|none] "
                "[dscp2prio DSCP:PRIO ...] [tclass N] [cnp_dscp N] [cnp_prio N]");

@@ -80,7 +80,7 @@ void qp_stats(Context& ctx, const std::string& dev, const std::optional<uint32_t
     });
 }
 
-void show(Context& ctx, const std::vector<std::string>& args) {
+void show_stats(Context& ctx, const std::vector<std::string>& args) {
     // [DEV] [qp [QPN]]
     std::string dev;
     size_t i = 0;
@@ -111,10 +111,10 @@ void show(Context& ctx, const std::vector<std::string>& args) {
 void register_stats(CLI::App& app, Context& ctx) {
     auto args = std::make_shared<std::vector<std::string>>();
     CLI::App* obj =
-        add_object(app, ctx, "stats", "Port and QP counters", [&ctx] { show(ctx, {}); });
+        add_object(app, ctx, "stats", "Port and QP counters", [&ctx] { show_stats(ctx, {}); });
     CLI::App* sh = obj->add_subcommand("show", "Show counters: [DEV] [qp [QPN]]");
     sh->add_option("ARGS", *args, "[DEV] [qp [QPN]]");
-    sh->callback([&ctx, args] { show(ctx, *args); });
+    sh->callback([&ctx, args] { show_stats(ctx, *args); });
 }
 
 } // namespace rdmactl
