@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <libctl/fd.h>
 #include <libctl/nldev.h>
 #include <libctl/vrnic.h>
 
@@ -24,6 +25,7 @@ namespace rdmactl {
 
 namespace {
 
+using libctl::Fd;
 using libctl::Result;
 using libctl::Vrnic;
 
@@ -122,22 +124,6 @@ struct ApplyArgs {
     std::string file;
     std::string netdev;
     bool dry_run = false;
-};
-
-// An open file descriptor, closed when it goes out of scope.
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() {
-        if (fd_ >= 0)
-            close(fd_);
-    }
-    int get() const { return fd_; }
-
-private:
-    int fd_;
 };
 
 // Reads @p fd to its end.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <libctl/gid.h>
 
+#include <libctl/fd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -19,21 +21,6 @@ namespace libctl {
 namespace {
 
 using RawGid = std::array<uint8_t, 16>;
-
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0)
-            ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 struct DirCloser {
     void operator()(DIR* d) const { ::closedir(d); }
