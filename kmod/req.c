@@ -803,10 +803,18 @@ void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked)
 	}
 }
 
-/* Half the window, at least VRNIC_MIN_INFLIGHT. */
-static u32 vrnic_req_window_half(struct vrnic_qp_xport *xp)
+/*
+ * A loss: slow start up to half the window from now on, starting again
+ * from VRNIC_MIN_INFLIGHT after a timeout (everything in flight was
+ * lost), from that half otherwise; no further cut before what is in
+ * flight now is acknowledged.
+ */
+static void vrnic_req_window_lost(struct vrnic_qp_xport *xp, bool timeout)
 {
-	return max_t(u32, xp->window / 2, VRNIC_MIN_INFLIGHT);
+	xp->ssthresh = max_t(u32, xp->window / 2, VRNIC_MIN_INFLIGHT);
+	xp->window = timeout ? VRNIC_MIN_INFLIGHT : xp->ssthresh;
+	xp->window_acked = 0;
+	xp->recover_psn = xp->max_psn;
 }
 
 /**
@@ -823,10 +831,7 @@ void vrnic_req_window_cut(struct vrnic_qp *qp)
 
 	if (vrnic_psn_cmp(xp->comp_psn, xp->recover_psn) < 0)
 		return;
-	xp->ssthresh = vrnic_req_window_half(xp);
-	xp->window = xp->ssthresh;
-	xp->window_acked = 0;
-	xp->recover_psn = xp->max_psn;
+	vrnic_req_window_lost(xp, false);
 }
 
 /**
@@ -878,10 +883,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	 * path: resending the whole window at once would refill it.  Start
 	 * again with a small window, in slow start up to half the old one.
 	 */
-	xp->ssthresh = vrnic_req_window_half(xp);
-	xp->window = VRNIC_MIN_INFLIGHT;
-	xp->window_acked = 0;
-	xp->recover_psn = xp->max_psn;
+	vrnic_req_window_lost(xp, true);
 	vrnic_req_rewind(qp, xp->comp_psn);
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
