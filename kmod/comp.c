@@ -326,10 +326,12 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	if (pkt->opcode == (VRNIC_OP_RC | VRNIC_ACK) &&
 	    (syn & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_ACK) {
 		lost = vrnic_comp_ack_upto(qp, psn, &progress);
-		if (lost)
+		if (lost) {
 			vrnic_comp_lost(qp);
-		else
+		} else {
 			vrnic_comp_advance(qp, vrnic_psn_add(psn, 1));
+			vrnic_req_sel_ack(qp, psn);
+		}
 		goto out;
 	}
 
@@ -358,7 +360,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				if (xp->rewind_psn == psn)
 					return false;
 				vrnic_req_window_cut(qp);
-				vrnic_req_rewind(qp, psn);
+				vrnic_req_seq_nak(qp, psn);
 				return true;
 			}
 			vrnic_qp_dbg(qp, "NAK %#x psn %#x\n", syn, psn);

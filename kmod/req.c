@@ -459,7 +459,8 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	return payload;
 }
 
-static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn);
+static bool vrnic_req_seek(struct vrnic_qp *qp, u32 psn);
+static void vrnic_req_resend_one(struct vrnic_qp *qp);
 
 static enum ib_wc_status vrnic_dma_err_status(int err)
 {
@@ -501,6 +502,12 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	if (rc && vrnic_psn_cmp(xp->req_psn, xp->comp_psn) < 0 &&
 	    vrnic_req_started(qp, xp->send_idx))
 		vrnic_req_seek(qp, xp->comp_psn);
+	/* A sequence NAK's one packet first (see vrnic_req_seq_nak()). */
+	if (rc && xp->sel_pending && !xp->rnr_wait &&
+	    vrnic_cc_tx_ok(qp, VRNIC_CC_REQUESTER)) {
+		vrnic_req_resend_one(qp);
+		budget--;
+	}
 
 	/*
 	 * Every pass consumes budget, local WQEs (LOCAL_INV, BIND_MW,
@@ -715,8 +722,12 @@ void vrnic_req_work(struct work_struct *work)
 	vrnic_req_schedule(qp);
 }
 
-/* Position the requester at @psn (in a started WQE); @sq_lock held. */
-static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
+/*
+ * Position the requester at @psn (in a started WQE); @sq_lock held.
+ * Returns false, leaving it where it was, if nothing from @psn on is
+ * waiting for an acknowledgment.
+ */
+static bool vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_send_wqe *wqe = NULL;
@@ -731,7 +742,7 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 	}
 	if (idx == xp->init_idx) {
 		vrnic_qp_dbg(qp, "rewind to %#x: nothing to resend\n", psn);
-		return;		/* nothing sent after @psn */
+		return false;	/* nothing sent after @psn */
 	}
 	vrnic_qp_dbg(qp, "rewind to %#x: slot %u psn %#x-%#x state %u\n",
 		     psn, idx, wqe->xport.first_psn, wqe->xport.last_psn,
@@ -759,6 +770,7 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
 		else if (xp->send_off == wqe->dma.length && wqe->dma.length)
 			xp->send_off = 0;	/* cannot happen; be safe */
 	}
+	return true;
 }
 
 /*
@@ -773,12 +785,16 @@ static void vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
  * sent; VRNIC_MIN_INFLIGHT after a timeout.  Where nothing is lost (a
  * lossless fabric) it stays at VRNIC_MAX_INFLIGHT.  @sq_lock held.
  */
-static void vrnic_req_window_reset(struct vrnic_qp_xport *xp)
+static void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 {
 	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->ssthresh = VRNIC_MAX_INFLIGHT;
 	xp->window_acked = 0;
 	xp->recover_psn = xp->comp_psn;
+	/* and the selective resend's state (a new peer, maybe) */
+	xp->sel_pending = false;
+	xp->sel_active = false;
+	xp->peer_gbn = false;
 }
 
 /**
@@ -846,6 +862,129 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	vrnic_req_seek(qp, psn);
 	xp->rewind_psn = psn;
 	xp->noack_pkts = 0;
+	xp->sel_pending = false;
+	xp->sel_active = false;
+}
+
+/*
+ * Selective resend.  A sequence NAK says which PSN the responder misses,
+ * not what it did with the packets after it.  vrnic keeps them (see
+ * "Out of order" in resp.c), so resending them all, as go-back-N does
+ * (IBA 9.7.5.2.1), puts on the wire again what has arrived: with a 256-
+ * PSN window, up to 255 packets per loss.  So the requester first resends
+ * only the missing packet, asking for its ACK, and carries on with new
+ * packets.  The responder's answer once it has run what it held says
+ * what else is needed (vrnic_resp_gap_answer()), in standard packets:
+ *  - an ACK of everything sent before the resend: nothing;
+ *  - a sequence NAK of a later PSN: it holds packets past a second gap,
+ *    so resend that one packet the same way;
+ *  - an ACK short of what was sent before the resend: it kept nothing
+ *    past that PSN, so go back N from there.  A responder that keeps
+ *    nothing past a gap at all (rdma_rxe, RoCE NICs) answers the resent
+ *    packet with its own ACK; the QP goes back N at once on the
+ *    following losses (@peer_gbn), so each costs no more than a round
+ *    trip once.
+ * A resend lost again ends in the retransmit timer, which goes back N.
+ */
+
+/**
+ * vrnic_req_seq_nak - the responder asks for @psn (a sequence NAK)
+ * @qp: RC QP, @sq_lock held
+ * @psn: the NAK's PSN, at or past comp_psn and before max_psn
+ */
+void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	/*
+	 * Selective only while sending new packets: a go-back-N under way
+	 * reaches @psn by itself.
+	 */
+	if (xp->peer_gbn || xp->req_psn != xp->max_psn ||
+	    vrnic_psn_add(psn, 1) == xp->max_psn) {
+		vrnic_req_rewind(qp, psn);
+		return;
+	}
+	vrnic_qp_dbg(qp, "seq NAK %#x: resend it alone (max_psn %#x)\n",
+		     psn, xp->max_psn);
+	xp->rewind_psn = psn;		/* a duplicated NAK resends nothing */
+	xp->sel_psn = psn;
+	xp->sel_high = xp->max_psn;
+	xp->sel_pending = true;
+	xp->sel_active = true;
+}
+
+/**
+ * vrnic_req_sel_ack - an ACK of everything up to @psn arrived
+ * @qp: RC QP, @sq_lock held
+ * @psn: its PSN; comp_psn is past it already
+ */
+void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 next = vrnic_psn_add(psn, 1);
+
+	/* ACKs sent before the resend arrived tell nothing new. */
+	if (!xp->sel_active || vrnic_psn_cmp(psn, xp->sel_psn) < 0)
+		return;
+	xp->sel_active = false;
+	xp->sel_pending = false;
+	if (vrnic_psn_cmp(next, xp->sel_high) >= 0)
+		return;
+	if (psn == xp->sel_psn)
+		xp->peer_gbn = true;
+	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
+		     psn, xp->sel_psn, xp->sel_high,
+		     xp->peer_gbn ? ", peer keeps nothing" : "");
+	vrnic_req_rewind(qp, next);
+}
+
+/*
+ * Send the packet at sel_psn alone, with AckReq, then put the requester
+ * back where it was.  If it cannot, the requester stays at sel_psn: go
+ * back N.  @sq_lock held.
+ */
+static void vrnic_req_resend_one(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 idx = xp->send_idx, off = xp->send_off, psn = xp->req_psn, i;
+	struct vrnic_send_wqe *wqe, *w;
+	int ret;
+
+	xp->sel_pending = false;
+	if (!vrnic_req_seek(qp, xp->sel_psn)) {
+		xp->sel_active = false;	/* all of it acknowledged by now */
+		return;
+	}
+	if (xp->req_psn != xp->sel_psn) {
+		xp->sel_active = false;	/* not a packet boundary: resend all */
+		return;
+	}
+	wqe = vrnic_sq_get(qp, xp->send_idx);
+	if (xp->send_off == 0)
+		vrnic_dma_seek(&wqe->dma, 0);
+	/* A budget of one: the packet asks for its ACK. */
+	ret = vrnic_req_packet(qp, wqe, 1);
+	if (ret < 0) {
+		xp->sel_active = false;
+		if (ret != -ENOMEM)
+			vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
+		return;
+	}
+	/* The WQEs sent in full before the cursor wait for their ACK again. */
+	for (i = xp->send_idx; i != idx; i = vrnic_sq_next(qp, i)) {
+		w = vrnic_sq_get(qp, i);
+		if (w->xport.state == VRNIC_WQE_SENDING)
+			w->xport.state = VRNIC_WQE_SENT;
+	}
+	xp->send_idx = idx;
+	xp->send_off = off;
+	xp->req_psn = psn;
+	if (off) {
+		w = vrnic_sq_get(qp, idx);
+		if (w->opcode != IB_WR_RDMA_READ)
+			vrnic_dma_seek(&w->dma, off);
+	}
 }
 
 void vrnic_req_retrans_timer(struct timer_list *t)
@@ -924,7 +1063,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	skb_queue_head_init(&xp->ooo);
 	vrnic_cc_init(qp);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
-	vrnic_req_window_reset(xp);
+	vrnic_req_loss_reset(xp);
 	xp->tx_cpu = -1;
 	xp->send_idx = vrnic_sq_cons(qp);
 	xp->init_idx = xp->send_idx;
@@ -1016,7 +1155,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->send_off = 0;
 	xp->rd_atomic_out = 0;
 	xp->noack_pkts = 0;
-	vrnic_req_window_reset(xp);
+	vrnic_req_loss_reset(xp);
 	xp->rnr_wait = false;
 	xp->sq_err = false;
 	xp->sqd_pending = false;
@@ -1024,6 +1163,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->msn = 0;
 	xp->in_msg = false;
 	xp->nak_sent = false;
+	xp->ack_deferred = false;
 	xp->resp_busy = false;
 	xp->res_cur = NULL;
 	if (xp->res)
@@ -1087,7 +1227,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->comp_psn = xp->req_psn;
 		xp->max_psn = xp->req_psn;
 		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
-		vrnic_req_window_reset(xp);
+		vrnic_req_loss_reset(xp);
 	}
 	if (mask & IB_QP_RETRY_CNT)
 		xp->retry_left = qp->attr.retry_cnt;

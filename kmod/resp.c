@@ -90,6 +90,35 @@ static void vrnic_send_nak(struct vrnic_qp *qp, u8 code, u32 psn)
 	vrnic_send_ack(qp, VRNIC_AETH_NAK | code, psn);
 }
 
+/* IBA 9.7.5.1.1: one sequence NAK per gap, for the PSN we expect. */
+static void vrnic_resp_seq_nak(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (xp->nak_sent)
+		return;
+	xp->nak_sent = true;
+	xp->rq_stats.seq_naks++;
+	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_SEQ_ERR_NAKS_SENT);
+	vrnic_send_nak(qp, VRNIC_NAK_PSN_SEQ, xp->epsn);
+}
+
+/*
+ * A request in sequence ran and asked for an ACK.  While requests are
+ * held past it (it filled a gap), or an answer is already owed, the ACK
+ * waits until they ran: see vrnic_resp_gap_answer().
+ */
+static void vrnic_resp_ack_owed(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!skb_queue_empty(&xp->ooo) || xp->ack_deferred) {
+		xp->ack_deferred = true;
+		return;
+	}
+	vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID, psn);
+}
+
 static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
 {
 	u8 op = VRNIC_OP_RC | VRNIC_ATOMIC_ACK;
@@ -505,7 +534,7 @@ static int vrnic_resp_atomic_write(struct vrnic_qp *qp, struct sk_buff *skb)
 		return RESP_NAK_INV;
 	xp->epsn = vrnic_psn_add(pkt->psn, 1);
 	xp->msn++;
-	vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID, pkt->psn);
+	vrnic_resp_ack_owed(qp, pkt->psn);
 	return RESP_OK;
 }
 
@@ -710,6 +739,36 @@ static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb)
 static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb);
 
 /*
+ * An ACK owed by requests that ran while others were held past them (a
+ * filled gap): one answer once the held ones ran.  An ACK of everything
+ * executed when nothing is held any more, else the sequence NAK for the
+ * next gap: a NAK acknowledges every PSN before its own (IBA 9.7.5.1.1),
+ * and the requester, which asked for an ACK, is waiting.  A requester
+ * that resent only the missing packet learns from this whether more must
+ * go (vrnic_req_seq_nak()); any other takes it as the ACK or NAK it is.
+ * Not while a READ is streamed: the work item answers after it.
+ * @rq_lock held.
+ */
+static void vrnic_resp_gap_answer(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!xp->ack_deferred || xp->res_cur ||
+	    READ_ONCE(qp->state) == IB_QPS_ERR)
+		return;
+	xp->ack_deferred = false;
+	if (skb_queue_empty(&xp->ooo)) {
+		vrnic_qp_dbg(qp, "gap filled, epsn %#x: ACK\n", xp->epsn);
+		vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID,
+			       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
+	} else {
+		vrnic_qp_dbg(qp, "gap filled, epsn %#x: another gap\n",
+			     xp->epsn);
+		vrnic_resp_seq_nak(qp);
+	}
+}
+
+/*
  * Execute the held request that is now next in sequence, if any, after
  * dropping held ones that became duplicates.  Return true if one ran.
  */
@@ -743,6 +802,7 @@ static void vrnic_resp_rc(struct vrnic_qp *qp, struct sk_buff *skb)
 	while (!skb_queue_empty(&xp->ooo) && !xp->res_cur &&
 	       READ_ONCE(qp->state) != IB_QPS_ERR && vrnic_resp_ooo_next(qp))
 		;
+	vrnic_resp_gap_answer(qp);
 }
 
 static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
@@ -767,15 +827,10 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		    skb_queue_len(&xp->ooo) < VRNIC_OOO_NAK_AFTER &&
 		    !bth_ackreq((struct vrnic_bth *)pkt->hdr))
 			return;
-		/* IBA 9.7.5.1.1: one sequence NAK per gap. */
-		if (!xp->nak_sent) {
+		if (!xp->nak_sent)
 			vrnic_qp_dbg(qp, "psn %#x, expected %#x: seq NAK\n",
 				     pkt->psn, xp->epsn);
-			xp->nak_sent = true;
-			xp->rq_stats.seq_naks++;
-			vrnic_counter_inc(vdev, VRNIC_CNT_SEQ_ERR_NAKS_SENT);
-			vrnic_send_nak(qp, VRNIC_NAK_PSN_SEQ, xp->epsn);
-		}
+		vrnic_resp_seq_nak(qp);
 		return;
 	}
 	if (cmp < 0) {
@@ -826,8 +881,7 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (pkt->mask & VRNIC_M_LAST)
 			xp->msn++;
 		if (bth_ackreq((struct vrnic_bth *)pkt->hdr))
-			vrnic_send_ack(qp, VRNIC_AETH_ACK |
-				       VRNIC_AETH_CREDIT_INVALID, pkt->psn);
+			vrnic_resp_ack_owed(qp, pkt->psn);
 		return;
 	}
 nak:
@@ -1145,6 +1199,7 @@ void vrnic_resp_work(struct work_struct *work)
 				budget--;
 				continue;
 			}
+			vrnic_resp_gap_answer(qp);
 			xp->resp_busy = false;
 			break;
 		}

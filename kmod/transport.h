@@ -163,6 +163,11 @@ struct vrnic_qp_xport {
 	u32 ssthresh;			/* window: slow start below it */
 	u32 window_acked;		/* PSNs acked towards the next +1 */
 	u32 recover_psn;		/* no cut before comp_psn gets here */
+	u32 sel_psn;			/* selective resend: the PSN resent */
+	u32 sel_high;			/*  max_psn when it was resent */
+	bool sel_pending;		/*  sel_psn still to be sent */
+	bool sel_active;		/*  its answer not seen yet */
+	bool peer_gbn;			/* the peer keeps nothing past a gap */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */
@@ -180,6 +185,7 @@ struct vrnic_qp_xport {
 	bool in_msg;			/* inside a multi-packet message */
 	u32 cur_kind;			/* VRNIC_M_SEND, _WRITE, ... */
 	bool nak_sent;			/* sequence NAK outstanding */
+	bool ack_deferred;		/* a gap filled: answer after the drain */
 	bool resp_busy;			/* work owns the responder */
 	u32 wr_rkey;			/* WRITE in progress: rkey */
 	u64 wr_va;			/*  next address */
@@ -295,6 +301,8 @@ void vrnic_req_work(struct work_struct *work);
 void vrnic_req_retrans_timer(struct timer_list *t);
 void vrnic_req_rnr_timer(struct timer_list *t);
 void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn);
+void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn);
+void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
