@@ -16,7 +16,9 @@
 # go back by itself (implied_nak_seq_err).
 #
 # Environment: DP_RANDOM (path of the dp_random binary, default
-# build/selftests/dp_random), DP_NETEM (the netem arguments).
+# build/selftests/dp_random), DP_NETEM (the netem arguments),
+# DP_NETEM_PEER (the link type of host B, default $DP_LINK_TYPE: see
+# dp_netem_rxe.sh).
 
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=dp_lib.sh
@@ -24,13 +26,15 @@ DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 DP_NETEM=${DP_NETEM:-loss 2% reorder 5% duplicate 1% delay 1ms}
 DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
+DP_NETEM_PEER=${DP_NETEM_PEER:-$DP_LINK_TYPE}
 
 dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
 trap dp_cleanup EXIT
 dp_begin
 modprobe sch_netem 2>/dev/null
 dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
-dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" || {
+dp_load "$DP_NETEM_PEER" || dp_skip_all "cannot load the $DP_NETEM_PEER driver"
+dp_topology "$DP_LINK_TYPE" "$DP_NETEM_PEER" || {
 	dp_result fail setup "could not build the topology"
 	dp_end
 	exit 1
