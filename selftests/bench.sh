@@ -12,8 +12,14 @@
 # carries rxe0 first, perftest server and client on that one device; then
 # rxe0 is deleted, rdma_rxe unloaded (freeing port 4791) and vrnic0 takes
 # the same netdev for the same matrix.  BENCH_VRNIC_TOPO=pair instead runs
-# vrnic between two namespaces over a veth pair (vrnic0 in ns_a, vrnic1 in
+# vrnic between two namespaces over a veth pair (vrnic_a in ns_a, vrnic_b in
 # ns_b), which rxe on 6.1 cannot do, so that ratio is not like for like.
+#
+# Loss recovery (every round, after the matrix): vrnic to vrnic between
+# two namespaces over a veth pair, ib_write_bw of 64 KiB messages without
+# loss and then with "netem loss BENCH_LOSS" (default 2%) on the
+# requester's veth end: bandwidth kept, and the requester's retransmitted
+# packets against the packets netem dropped.
 #
 # The matrix runs BENCH_REPS rounds (default 5), rxe then vrnic in each;
 # every row reports the median of its rounds.  The guest boots without
@@ -156,21 +162,34 @@ vrnic_teardown() {
 	true
 }
 
-VRNIC_PAIR_UP=
 vrnic_setup() {
 	if [[ $VRNIC_TOPO == loop ]]; then
 		bench_netdev && bench_device vrnic0 vrnic
 		return
 	fi
-	[[ -n $VRNIC_PAIR_UP ]] && return 0
-	VRNIC_PAIR_UP=1
-	veth_setup || return 1
-	in_a rdma link add vrnic0 type vrnic netdev "$IF_A" || return 1
-	defer rdma link delete vrnic0
-	in_b rdma link add vrnic1 type vrnic netdev "$IF_B" || return 1
-	defer rdma link delete vrnic1
-	wait_for 10 roce_gid_index vrnic0 "$IP_A" >/dev/null &&
-		wait_for 10 roce_gid_index vrnic1 "$IP_B" >/dev/null
+	vrnic_pair_setup
+}
+
+# vrnic_a in ns_a and vrnic_b in ns_b over a veth pair (set up once).
+# Every round makes the devices again if they are gone: unloading
+# rdma_rxe unregisters every device whose driver_id is RDMA_DRIVER_RXE,
+# vrnic's included (ib_unregister_driver(); see docs/uabi.md).
+VETH_UP=
+vrnic_pair_setup() {
+	if [[ -z $VETH_UP ]]; then
+		VETH_UP=1
+		veth_setup || return 1
+	fi
+	if [[ ! -e /sys/class/infiniband/vrnic_a ]]; then
+		in_a rdma link add vrnic_a type vrnic netdev "$IF_A" || return 1
+		defer rdma link delete vrnic_a
+	fi
+	if [[ ! -e /sys/class/infiniband/vrnic_b ]]; then
+		in_b rdma link add vrnic_b type vrnic netdev "$IF_B" || return 1
+		defer rdma link delete vrnic_b
+	fi
+	wait_for 10 roce_gid_index vrnic_a "$IP_A" >/dev/null &&
+		wait_for 10 roce_gid_index vrnic_b "$IP_B" >/dev/null
 }
 
 run_matrix() {
@@ -191,13 +210,44 @@ run_matrix() {
 			done
 			return
 		fi
-		g0=$(roce_gid_index vrnic0 "$IP_A") || return 1
-		g1=$(roce_gid_index vrnic1 "$IP_B") || return 1
+		g0=$(roce_gid_index vrnic_a "$IP_A") || return 1
+		g1=$(roce_gid_index vrnic_b "$IP_B") || return 1
 		for row in "${ROWS[@]}"; do
-			perf_run vrnic "$row" "$NS_B" vrnic1 "$g1" "$NS_A" vrnic0 "$g0" "$IP_B"
+			perf_run vrnic "$row" "$NS_B" vrnic_b "$g1" "$NS_A" vrnic_a "$g0" "$IP_B"
 		done
 		;;
 	esac
+}
+
+# ---- loss recovery ----
+LOSS=${BENCH_LOSS:-2%}
+LOSS_ROW="write_bw_64KiB ib_write_bw 65536 1000 bw"
+
+# The requester's (vrnic_a's) hw counter $1.
+vrnic_a_counter() {
+	cat "/sys/class/infiniband/vrnic_a/ports/1/hw_counters/$1" 2>/dev/null || echo 0
+}
+
+# Packets netem dropped on the requester's veth end so far.
+netem_dropped() {
+	in_a tc -s qdisc show dev "$IF_A" | grep -o 'dropped [0-9]*' | awk '{ print $2; exit }'
+}
+
+run_loss() {
+	local g0 g1 r0 r1 d
+
+	g0=$(roce_gid_index vrnic_a "$IP_A") || return 1
+	g1=$(roce_gid_index vrnic_b "$IP_B") || return 1
+	perf_run clean "$LOSS_ROW" "$NS_B" vrnic_b "$g1" "$NS_A" vrnic_a "$g0" "$IP_B"
+	in_a tc qdisc add dev "$IF_A" root netem loss "$LOSS" || return 1
+	r0=$(vrnic_a_counter retransmits)
+	perf_run lossy "$LOSS_ROW" "$NS_B" vrnic_b "$g1" "$NS_A" vrnic_a "$g0" "$IP_B"
+	r1=$(vrnic_a_counter retransmits)
+	d=$(netem_dropped)
+	in_a tc qdisc del dev "$IF_A" root
+	SAMPLES[loss.retransmits]+="$((r1 - r0)) "
+	SAMPLES[loss.dropped]+="${d:-0} "
+	printf '  %-6s %-16s %s retransmitted, %s dropped by netem\n' lossy "" "$((r1 - r0))" "${d:-0}"
 }
 
 ratio() {
@@ -234,6 +284,17 @@ write_reports() {
 			r=$(ratio "$rx" "$vr")
 			echo "| $name | $tool | $size | $((iters * SCALE)) | $unit | ${rx:--} | ${vr:--} | ${r/null/-} |"
 		done
+		echo
+		echo "## Loss recovery: vrnic to vrnic, netem loss $LOSS on the requester's side"
+		echo
+		echo "Two namespaces over a veth pair (MTU 1500), ib_write_bw -s 65536 -n $((1000 * SCALE)); medians of $REPS rounds."
+		echo
+		echo "| clean MB/s | lossy MB/s | lossy/clean | retransmitted packets | netem drops | retransmitted/dropped |"
+		echo "|---:|---:|---:|---:|---:|---:|"
+		echo "| ${RESULT[clean.write_bw_64KiB]:--} | ${RESULT[lossy.write_bw_64KiB]:--} |" \
+			"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}") |" \
+			"${RESULT[loss.retransmits]:--} | ${RESULT[loss.dropped]:--} |" \
+			"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}") |"
 	} >"$OUT/bench.md"
 
 	{
@@ -255,7 +316,14 @@ write_reports() {
 				"$(json_num "$rx")" "$(json_num "$vr")" "$(ratio "$rx" "$vr")"
 		done
 		echo
-		echo "  ]"
+		echo "  ],"
+		printf '  "loss": {"netem_loss": "%s", "clean": %s, "lossy": %s, "retransmits": %s, "netem_dropped": %s, "kept": %s, "retransmits_per_drop": %s}\n' \
+			"$LOSS" "$(json_num "${RESULT[clean.write_bw_64KiB]:-}")" \
+			"$(json_num "${RESULT[lossy.write_bw_64KiB]:-}")" \
+			"$(json_num "${RESULT[loss.retransmits]:-}")" \
+			"$(json_num "${RESULT[loss.dropped]:-}")" \
+			"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}")" \
+			"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}")"
 		echo "}"
 	} >"$OUT/bench.json"
 }
@@ -287,6 +355,13 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 		status=1
 	fi
 	vrnic_teardown
+	echo "bench: round $ROUND/$REPS: vrnic to vrnic, netem loss $LOSS"
+	if vrnic_pair_setup; then
+		run_loss || { echo "bench: the loss rows could not run"; status=1; }
+	else
+		echo "bench: could not set up the vrnic pair"
+		status=1
+	fi
 done
 for key in "${!SAMPLES[@]}"; do
 	# shellcheck disable=SC2086 # the samples are words
