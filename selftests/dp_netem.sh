@@ -18,7 +18,7 @@
 # Environment: DP_RANDOM (path of the dp_random binary, default
 # build/selftests/dp_random), DP_NETEM (the netem arguments),
 # DP_NETEM_PEER (the link type of host B, default $DP_LINK_TYPE: see
-# dp_netem_rxe.sh).
+# dp_netem_rxe.sh), DP_NETEM_ITERS (perftest iterations, default 50).
 
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=dp_lib.sh
@@ -27,6 +27,7 @@ DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DP_NETEM=${DP_NETEM:-loss 2% reorder 5% duplicate 1% delay 1ms}
 DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
 DP_NETEM_PEER=${DP_NETEM_PEER:-$DP_LINK_TYPE}
+DP_NETEM_ITERS=${DP_NETEM_ITERS:-50}
 
 dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
 trap dp_cleanup EXIT
@@ -82,8 +83,8 @@ random_lossy() {
 # Side by side: retransmission timers leave the CPUs idle.
 dp_spawn rc 19600 pingpong rc_pingpong_lossy ibv_rc_pingpong "-c -n 200" B A
 dp_spawn random 20600 random_lossy
-perf ib_write_bw_lossy ib_write_bw "-n 50" B A
-perf ib_read_bw_lossy ib_read_bw "-n 50" A B
+perf ib_write_bw_lossy ib_write_bw "-n $DP_NETEM_ITERS" B A
+perf ib_read_bw_lossy ib_read_bw "-n $DP_NETEM_ITERS" A B
 dp_join rc
 dp_join random
 
