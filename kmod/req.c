@@ -881,9 +881,10 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
  *  - an ACK short of what was sent before the resend: it kept nothing
  *    past that PSN, so go back N from there.  A responder that keeps
  *    nothing past a gap at all (rdma_rxe, RoCE NICs) answers the resent
- *    packet with its own ACK; the QP goes back N at once on the
- *    following losses (@peer_gbn), so each costs no more than a round
- *    trip once.
+ *    packet with its own ACK; from then on the QP goes back N at once
+ *    (@peer_gbn), so only its first loss costs a round trip more.  A
+ *    reordering path can make a vrnic peer look the same; the QP then
+ *    simply behaves as go-back-N did.
  * A resend lost again ends in the retransmit timer, which goes back N.
  */
 
