@@ -136,7 +136,7 @@ demo: deps
 # results).
 cc-demo: deps
 	$(MAKE) all
-	selftests/vm/vm.sh check cc_bottleneck.sh
+	CC_PLOTS=1 selftests/vm/vm.sh check cc_bottleneck.sh
 
 bench: deps
 	$(MAKE) all

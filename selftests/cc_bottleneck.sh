@@ -38,7 +38,8 @@
 #    event, and the oracle (../shared/cc/dcqcn_oracle.py replay) reproduces
 #    each sender QP's trace step by step (skipped if it is absent).
 #
-# The traces, samples, replay files and, where matplotlib is installed, the
+# The traces, samples, replay files and, where matplotlib is installed and
+# CC_PLOTS is not 0 (make check sets it to 0, make cc-demo to 1), the
 # per-QP rate-versus-time plots (rate-2flows.png, rate-4flows.png) land in
 # the VM run's results, tests/cc_bottleneck.sh/.
 

@@ -610,17 +610,18 @@ inj() {
 	INJ_HANDLED=
 	[[ -n $h0 && -n $h1 ]] && INJ_HANDLED=$((h1 - h0))
 }
-# A transfer long enough for four injections (each starts a Python, slow
-# under TCG).
+# A transfer long enough for the two injections at the live QP (each
+# starts a Python, about 5 s under TCG); the two at an unknown QPN that
+# follow need no live QP.
 PORT=$((PORT + 1))
-ip netns exec "$NS_B" timeout -k 5 "$TMO" ib_write_bw -d vrnic1 -p $PORT -x "$GB" -F -s 4096 -D 30 \
+ip netns exec "$NS_B" timeout -k 5 "$TMO" ib_write_bw -d vrnic1 -p $PORT -x "$GB" -F -s 4096 -D 20 \
 	>"$LOG/inj.srv" 2>&1 &
 ispid=$!
 wait_for 60 tcp_listening "$NS_B" $PORT
-ip netns exec "$NS_A" timeout -k 5 "$TMO" ib_write_bw -d vrnic0 -p $PORT -x "$GA" -F -s 4096 -D 30 "$B" \
+ip netns exec "$NS_A" timeout -k 5 "$TMO" ib_write_bw -d vrnic0 -p $PORT -x "$GA" -F -s 4096 -D 20 "$B" \
 	>"$LOG/inj.cli" 2>&1 &
 icpid=$!
-if run_stage "$P: an RC QP of vrnic0 in RTS (ib_write_bw -D 30 running)" wait_for 60 has_rc_qp; then
+if run_stage "$P: an RC QP of vrnic0 in RTS (ib_write_bw -D 20 running)" wait_for 60 has_rc_qp; then
 	qpn=$(rc_qpn)
 	ktap_comment "vrnic0 QP $qpn"
 	inj "$qpn"

@@ -20,7 +20,8 @@ Python), for each RUN: the figures from DIR/RUN.samples, the split of the
 trace DIR/trace-RUN into one replay file per QP (DIR/replay-RUN/, by
 lib/cc_trace.py), the replay of each by the oracle at ORACLE (its
 "replay" function; "-" or a missing file: none), and the plot
-DIR/rate-RUN.png (where matplotlib is installed).  Output lines:
+DIR/rate-RUN.png (where matplotlib is installed, unless CC_PLOTS=0: a TCG
+guest takes half a minute to draw them).  Output lines:
 
   M RUN.KEY VALUE        a figure (below)
   R RUN FILE ok|fail|skip|nocnp TEXT
@@ -215,11 +216,14 @@ def report(outdir, c_mbps, oracle_path, runs):
         spec = importlib.util.spec_from_file_location("dcqcn_oracle", oracle_path)
         oracle = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(oracle)
-    try:
-        import matplotlib   # noqa: F401
-        plot = True
-    except ImportError:
-        plot = False
+    no_plot = None
+    if os.environ.get("CC_PLOTS", "1") == "0":
+        no_plot = "CC_PLOTS=0 (make cc-demo draws them)"
+    else:
+        try:
+            import matplotlib   # noqa: F401
+        except ImportError:
+            no_plot = "python3-matplotlib not installed"
     for arg in runs:
         run, settle, t_on_end, t_off, t_end = arg.split(":")
 
@@ -243,12 +247,12 @@ def report(outdir, c_mbps, oracle_path, runs):
                 continue
             rc, text = quiet(oracle.replay, path)
             print("R %s %s %s %s" % (run, f, "fail" if rc else "ok", text))
-        if plot:
+        if no_plot is None:
             png = os.path.join(outdir, "rate-%s.png" % run)
             rc, text = quiet(cc_trace.cmd_plot, trace, png)
             print("P %s %s %s" % (run, "fail" if rc else "ok", text))
         else:
-            print("P %s skip python3-matplotlib not installed" % run)
+            print("P %s skip %s" % (run, no_plot))
     sys.stdout.flush()
     return 0
 

@@ -173,7 +173,7 @@ write_job() {
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
 		# Tuning knobs of the guest scripts pass through as they are.
 		local v
-		for v in $(compgen -v | grep -E '^(BENCH|DP|STRESS|WF)_'); do
+		for v in $(compgen -v | grep -E '^(BENCH|CC|DP|STRESS|WF)_'); do
 			printf 'export %s=%q\n' "$v" "${!v}"
 		done
 		printf 'VRNIC_ARGS=('
