@@ -138,9 +138,19 @@ cc-demo: deps
 	$(MAKE) all
 	CC_PLOTS=1 selftests/vm/vm.sh check cc_bottleneck.sh
 
+# One device (selftests/bench.sh), then two guests on one link
+# (selftests/bench_hosts.sh); Markdown, JSON and charts in build/bench/.
+BENCH_OUT := $(BUILD)/bench
+PYTHON3 := $(firstword $(wildcard /usr/bin/python3) python3)
 bench: deps
 	$(MAKE) all
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	selftests/vm/vm.sh bench
+	cp $(BUILD)/vm/results/bench.md $(BUILD)/vm/results/bench.json $(BENCH_OUT)/
+	$(PYTHON3) selftests/lib/bench_report.py plot $(BENCH_OUT)/bench.json $(BENCH_OUT)/bench.png
+	VRNIC_VM_SLUB_DEBUG= VRNIC_VM_TIMEOUT=3600 selftests/vm/pair.sh \
+		"$(CURDIR)/selftests/bench_hosts.sh peer" "$(CURDIR)/selftests/bench_hosts.sh main"
+	$(PYTHON3) selftests/lib/bench_report.py hosts $(BUILD)/vm/results/bench_hosts.samples $(BENCH_OUT)
 
 lint: ksrc
 	$(KSRC)/checkpatch.pl --no-tree --strict --terse --show-types \

@@ -314,10 +314,29 @@ main() {
 	# One virtio-net NIC (a real PCI parent device for the sysfs tests) on
 	# QEMU user networking with restrict=on: isolated, nothing leaves the
 	# guest through it, and no test configures it.
+	# VRNIC_VM_LINK=listen:SOCKET or connect:SOCKET adds a second virtio
+	# NIC, MAC 52:54:00:76:72:01 (listen) or :02 (connect), joined to the
+	# other guest's by a Unix stream socket: two hosts on one cable
+	# (selftests/vm/pair.sh), nothing else on it.  Not TCP ("-netdev
+	# socket" or "stream" over inet): QEMU does not set TCP_NODELAY, and
+	# Nagle with delayed ACKs put 40 ms on every request/response exchange
+	# (an NVMe read at queue depth 1 took 45 ms, over TCP and RDMA alike);
+	# not UDP ("dgram"): the host dropped frames when a receiving QEMU's
+	# socket buffer filled, a lossy link under every row.
+	local -a link=()
+	case ${VRNIC_VM_LINK:-} in
+	'') ;;
+	listen:?* | connect:?*)
+		# shellcheck disable=SC2054
+		link=(-netdev "stream,id=link0,server=$([[ $VRNIC_VM_LINK == listen:* ]] && echo on || echo off),addr.type=unix,addr.path=${VRNIC_VM_LINK#*:}"
+			-device "virtio-net-pci,netdev=link0,mac=52:54:00:76:72:0$([[ $VRNIC_VM_LINK == listen:* ]] && echo 1 || echo 2)")
+		;;
+	*) die "VRNIC_VM_LINK must be listen:SOCKET or connect:SOCKET" ;;
+	esac
 	# shellcheck disable=SC2054 # commas belong to QEMU options
 	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
 		-nographic -no-reboot -net none -monitor none
-		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0
+		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0 "${link[@]}"
 		-kernel "$KERNEL" -initrd "$initrd" -append "$append"
 		-chardev "file,id=con,path=$run/console.log" -serial chardev:con
 		-chardev stdio,id=out,signal=on -serial chardev:out

@@ -1,0 +1,379 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench_hosts.sh peer|main - the guest side of the two-host rows of
+# `make bench` (selftests/vm/pair.sh boots the two guests).
+#
+# Two guests joined by one virtio link (a socket between their QEMUs): B ("peer",
+# 10.222.0.1, fd00:222::1) runs lib/bench_peer.py and does what A asks;
+# A ("main", 10.222.0.2, fd00:222::2) runs the clients and measures.  Like
+# for like: rdma_rxe on both ends in one pass, vrnic on both ends in the
+# next, same link, MTU and tools; BENCH_REPS rounds (default 3), the
+# driver that goes first alternating.  Every round:
+#
+#  - nvme-tcp: fio on a null_blk namespace that B exports with nvmet over
+#    TCP (the reference for the NVMe-oF rows);
+#  - per driver, at MTU 1500 (IB MTU 1024): ib_{write,read,send}_bw 64 KiB,
+#    ib_write_bw 4 KiB and 1 MiB, -q 4, and 64 KiB over IPv6; the same
+#    fio rows over nvme-rdma; at MTU 9000 (IB MTU 4096): the 64 KiB rows;
+#  - vrnic only: ib_write_bw 64 KiB with "netem loss BENCH_LOSS" (default
+#    2%) on A's end of the link, against the same run without loss: the
+#    bandwidth kept, retransmitted packets against netem's drops.
+#
+# CPU cost: the busy time (user, nice, system, irq, softirq, steal of
+# /proc/stat) both guests spent during a row, in seconds per GiB of
+# payload (message size x iterations x QPs; fio's bytes read).  perftest
+# runs with -e (it sleeps on completion events): a busy-polling client
+# and server keep their CPUs at 100% whatever the driver does, and the
+# CPU per GiB would only restate the bandwidth.
+#
+# A writes $RESULTS/bench_hosts.samples, one measurement a line:
+#   row NAME TOOL SIZE ITERS QPS MTU IPVER UNIT      (once per row)
+#   val NAME DRIVER ROUND VALUE CPU_S_PER_GIB
+#   info KEY VALUE...
+# and lib/bench_report.py turns it into Markdown, JSON and charts on the
+# host.  Under TCG the absolute numbers mean little; the ratios do.
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+LIB=$(cd "$(dirname "$0")/lib" && pwd)
+ROLE=${1:-}
+PEER_IP=10.222.0.1
+MAIN_IP=10.222.0.2
+PEER_IP6=fd00:222::1
+MAIN_IP6=fd00:222::2
+AGENT_PORT=7007
+NQN=nqn.2026-11.org.vrnic:bench
+OUT=${RESULTS:-/tmp}
+LOGS=$OUT/bench_hosts
+SAMPLES=$OUT/bench_hosts.samples
+SCALE=${BENCH_SCALE:-1}
+REPS=${BENCH_REPS:-3}
+TMO=${BENCH_TIMEOUT:-180}
+LOSS=${BENCH_LOSS:-2%}
+FIO_S=${BENCH_FIO_SECONDS:-10}
+PORT=18700
+
+# link_up ADDR ADDR6: the NIC QEMU joined to the other guest (MAC
+# 52:54:00:76:72:01 on B, :02 on A, selftests/vm/vm.sh) addressed and up;
+# its name in LINK.
+link_up() {
+	local mac=$1 d
+
+	LINK=
+	modprobe virtio_net
+	for _ in $(seq 50); do
+		for d in /sys/class/net/*; do
+			[[ $(cat "$d/address" 2>/dev/null) == "$mac" ]] && LINK=${d##*/}
+		done
+		[[ -n $LINK ]] && break
+		sleep 0.2
+	done
+	[[ -n $LINK ]] || { echo "no NIC with MAC $mac: not booted by pair.sh?"; return 1; }
+	ip link set dev "$LINK" up &&
+	ip addr add "$2/24" dev "$LINK" &&
+	ip addr add "$3/64" dev "$LINK" nodad
+}
+
+if [[ $ROLE == peer ]]; then
+	link_up 52:54:00:76:72:01 "$PEER_IP" "$PEER_IP6" || exit 1
+	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
+	exec python3 "$LIB/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
+fi
+[[ $ROLE == main ]] || { echo "usage: bench_hosts.sh peer|main" >&2; exit 2; }
+
+# peer run TIMEOUT CMDLINE | start NAME PORT CMDLINE | wait NAME TIMEOUT |
+# quit: one request to B's bench_peer.py (CMDLINE base64-encoded on the
+# way); prints its output, returns its status.
+peer() {
+	local fd line rc=127 req
+
+	case $1 in
+	run) req="run $2 $(printf '%s' "$3" | base64 -w0)" ;;
+	start) req="start $2 $3 $(printf '%s' "$4" | base64 -w0)" ;;
+	*) req=$* ;;
+	esac
+	exec {fd}<>"/dev/tcp/$PEER_IP/$AGENT_PORT" || return 127
+	printf '%s\n' "$req" >&"$fd"
+	while IFS= read -r line <&"$fd"; do
+		if [[ $line == "@rc "* ]]; then
+			rc=${line#@rc }
+			break
+		fi
+		printf '%s\n' "$line"
+	done
+	exec {fd}>&-
+	return "$rc"
+}
+
+# both CMDLINE: run it here and on B.
+both() {
+	bash -c "$1" && peer run 120 "$1"
+}
+
+# Busy jiffies of every CPU, here and on B (for the CPU cost).
+busy_of() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }'
+}
+cpu_busy() {
+	echo $(($(busy_of </proc/stat) + $(peer run 10 "cat /proc/stat" | busy_of)))
+}
+HZ=$(getconf CLK_TCK)
+
+# cpu_per_gib BUSY0 BUSY1 BYTES: CPU-seconds per GiB.
+cpu_per_gib() {
+	awk -v b="$(($2 - $1))" -v hz="$HZ" -v n="$3" \
+		'BEGIN { if (n > 0) printf "%.3f\n", b / hz / (n / 1073741824); else print "nan" }'
+}
+
+row() {
+	grep -q "^row $1 " "$SAMPLES" 2>/dev/null || echo "row $*" >>"$SAMPLES"
+}
+
+# ---- RDMA devices on both ends ----
+
+DEV=
+dev_del() {
+	[[ -n $DEV ]] && both "rdma link delete $DEV 2>/dev/null; true"
+	both "modprobe -r rdma_rxe 2>/dev/null; true"
+	DEV=
+}
+
+# dev_add DRIVER MTU: rxe0 or vrnic0 on the link on both ends, MTU set
+# first; GIDs in G4/G6 (ours) and PG4/PG6 (B's).
+dev_add() {
+	local drv=$1 mtu=$2 g
+
+	dev_del
+	both "ip link set dev $LINK mtu $mtu" || return 1
+	if [[ $drv == rxe ]]; then
+		both "modprobe rdma_rxe" || return 1
+	fi
+	DEV=${drv}0
+	both "rdma link add $DEV type $drv netdev $LINK" || return 1
+	G4=$(roce_gid_wait "$DEV" "$MAIN_IP") && G6=$(roce_gid_wait "$DEV" "$MAIN_IP6") || return 1
+	g=". $LIB/gid.sh; roce_gid_wait $DEV"
+	PG4=$(peer run 60 "$g $PEER_IP") && PG6=$(peer run 60 "$g $PEER_IP6") || return 1
+}
+
+# ---- perftest ----
+
+# perf NAME TOOL SIZE ITERS QPS IPVER [LABEL]: one run, server on B; the
+# sample goes under NAME (LABEL: a driver name other than DRIVER).
+perf() {
+	local name=$1 tool=$2 size=$3 iters=$4 qps=$5 ipver=$6 label=${7:-$DRIVER}
+	local log=$LOGS/$name-$label-$ROUND lgid=$G4 pgid=$PG4
+	local b0 b1 rc=0 v
+	local -a opts
+
+	# perftest's own TCP exchange stays on IPv4 (it cannot use an IPv6
+	# address); the RoCE traffic goes between the GIDs of -x.
+	[[ $ipver == 6 ]] && { lgid=$G6; pgid=$PG6; }
+	PORT=$((PORT + 1))
+	opts=(-s "$size" -n "$iters" -q "$qps" -p "$PORT" -F -e)
+	if ! peer start srv 0 "timeout $TMO $tool -d $DEV -x $pgid ${opts[*]}" >/dev/null ||
+		! wait_for 30 peer run 5 "ss -Hltn 'sport = :$PORT' | grep -q ."; then
+		echo "  $label $name: the server on B did not start"
+		return 1
+	fi
+	b0=$(cpu_busy)
+	timeout "$TMO" "$tool" -d "$DEV" -x "$lgid" "${opts[@]}" "$PEER_IP" >"$log" 2>&1 || rc=$?
+	b1=$(cpu_busy)
+	# A failed client leaves the server waiting: stop it soon.
+	peer wait srv "$( ((rc)) && echo 5 || echo "$TMO")" >"$log.server" 2>&1
+	v=$(awk -v size="$size" '/#bytes/ { h = 1; next } h && $1 == size { v = $4 } END { print v }' "$log")
+	if [[ $rc -ne 0 || -z $v ]]; then
+		echo "  $label $name: failed (exit $rc), see $log"
+		tail -n 5 "$log" | sed 's/^/    | /'
+		return 1
+	fi
+	echo "val $name $label $ROUND $v $(cpu_per_gib "$b0" "$b1" $((size * iters * qps)))" >>"$SAMPLES"
+	printf '  %-6s %-24s %s MB/s\n' "$label" "$name" "$v"
+}
+
+# name tool size iterations qps ipver
+ROWS_1500=(
+	"write_bw_64KiB ib_write_bw 65536 500 1 4"
+	"read_bw_64KiB ib_read_bw 65536 500 1 4"
+	"send_bw_64KiB ib_send_bw 65536 500 1 4"
+	"write_bw_4KiB ib_write_bw 4096 4000 1 4"
+	"write_bw_1MiB ib_write_bw 1048576 40 1 4"
+	"write_bw_64KiB_q4 ib_write_bw 65536 200 4 4"
+	"write_bw_64KiB_ipv6 ib_write_bw 65536 500 1 6"
+)
+ROWS_9000=(
+	"write_bw_64KiB_mtu9000 ib_write_bw 65536 500 1 4"
+	"read_bw_64KiB_mtu9000 ib_read_bw 65536 500 1 4"
+	"send_bw_64KiB_mtu9000 ib_send_bw 65536 500 1 4"
+)
+
+perf_rows() {
+	local mtu=$1 r name tool size iters qps ipver
+	shift
+
+	for r in "$@"; do
+		read -r name tool size iters qps ipver <<<"$r"
+		iters=$((iters * SCALE))
+		row "$name" "$tool" "$size" "$iters" "$qps" "$mtu" "$ipver" MB/s
+		perf "$name" "$tool" "$size" "$iters" "$qps" "$ipver"
+	done
+}
+
+# ---- loss (vrnic to vrnic) ----
+
+retransmits() {
+	cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/retransmits" 2>/dev/null || echo 0
+}
+
+loss_rows() {
+	local iters=$((500 * SCALE)) r0 r1 d
+
+	row loss_clean ib_write_bw 65536 "$iters" 1 1500 4 MB/s
+	row loss_lossy ib_write_bw 65536 "$iters" 1 1500 4 MB/s
+	perf loss_clean ib_write_bw 65536 "$iters" 1 4
+	tc qdisc add dev "$LINK" root netem loss "$LOSS" || return 1
+	r0=$(retransmits)
+	perf loss_lossy ib_write_bw 65536 "$iters" 1 4
+	r1=$(retransmits)
+	d=$(tc -s qdisc show dev "$LINK" | grep -o 'dropped [0-9]*' | awk '{ print $2; exit }')
+	tc qdisc del dev "$LINK" root
+	echo "loss $ROUND $((r1 - r0)) ${d:-0}" >>"$SAMPLES"
+	echo "  loss: $((r1 - r0)) retransmitted, ${d:-0} dropped by netem"
+}
+
+# ---- NVMe-oF: null_blk on B, exported over rdma and tcp ----
+
+nvmet_setup() {
+	peer run 60 "set -e
+		modprobe null_blk nr_devices=1
+		modprobe nvmet; modprobe nvmet-rdma; modprobe nvmet-tcp
+		cd /sys/kernel/config/nvmet
+		mkdir subsystems/$NQN
+		echo 1 >subsystems/$NQN/attr_allow_any_host
+		mkdir subsystems/$NQN/namespaces/1
+		echo /dev/nullb0 >subsystems/$NQN/namespaces/1/device_path
+		echo 1 >subsystems/$NQN/namespaces/1/enable" &&
+	modprobe nvme-rdma && modprobe nvme-tcp
+}
+
+# nvmet_port ID TRTYPE / nvmet_unport ID: B's port ID (4420) on or off.
+nvmet_port() {
+	peer run 60 "set -e; cd /sys/kernel/config/nvmet/ports; mkdir $1; cd $1
+		echo $2 >addr_trtype; echo ipv4 >addr_adrfam
+		echo $PEER_IP >addr_traddr; echo 4420 >addr_trsvcid
+		ln -s /sys/kernel/config/nvmet/subsystems/$NQN subsystems/$NQN"
+}
+nvmet_unport() {
+	peer run 60 "cd /sys/kernel/config/nvmet/ports && rm -f $1/subsystems/$NQN && rmdir $1"
+}
+
+# fio_row NAME RW BS QD: one fio job on NVME_DEV; samples of KEYs
+# NAME.iops, NAME.lat_us (QD1) and NAME.MBps under label $1 of nvme_rows.
+fio_row() {
+	local label=$1 name=$2 rw=$3 bs=$4 qd=$5 log b0 b1 iops lat bw bytes
+
+	log=$LOGS/$name-$label-$ROUND.json
+	b0=$(cpu_busy)
+	fio --name="$name" --filename="$NVME_DEV" --direct=1 --ioengine=libaio --rw="$rw" \
+		--bs="$bs" --iodepth="$qd" --time_based --runtime="$FIO_S" --ramp_time=2 \
+		--output-format=json >"$log" 2>"$log.err" || {
+		echo "  $label $name: fio failed, see $log.err"
+		return 1
+	}
+	b1=$(cpu_busy)
+	read -r iops lat bw bytes < <(jq -r '.jobs[0].read |
+		"\(.iops) \(.lat_ns.mean / 1000) \(.bw_bytes / 1048576) \(.io_bytes)"' "$log")
+	{
+		echo "val $name.iops $label $ROUND $iops $(cpu_per_gib "$b0" "$b1" "$bytes")"
+		echo "val $name.lat_us $label $ROUND $lat"
+		echo "val $name.MBps $label $ROUND $bw $(cpu_per_gib "$b0" "$b1" "$bytes")"
+	} >>"$SAMPLES"
+	printf '  %-10s %-22s %10.0f IOPS %9.1f us %8.2f MB/s\n' "$label" "$name" "$iops" "$lat" "$bw"
+}
+
+# nvme_rows LABEL TRTYPE: connect to B's namespace, the fio rows, disconnect.
+nvme_rows() {
+	local label=$1 tr=$2 id=1 d
+
+	[[ $tr == tcp ]] && id=2
+	nvmet_port "$id" "$tr" || { echo "  $label: no nvmet $tr port"; return 1; }
+	if nvme connect -t "$tr" -a "$PEER_IP" -s 4420 -n "$NQN" >/dev/null; then
+		NVME_DEV=
+		for _ in $(seq 100); do
+			for d in /dev/nvme[0-9]*n1; do
+				[[ -b $d ]] && NVME_DEV=$d
+			done
+			[[ -n $NVME_DEV ]] && break
+			sleep 0.2
+		done
+		if [[ -n $NVME_DEV ]]; then
+			fio_row "$label" randread_4KiB_qd1 randread 4k 1
+			fio_row "$label" randread_4KiB_qd32 randread 4k 32
+			fio_row "$label" read_128KiB_qd16 read 128k 16
+		else
+			echo "  $label: no namespace appeared"
+		fi
+		nvme disconnect -n "$NQN" >/dev/null
+	else
+		echo "  $label: nvme connect -t $tr failed"
+	fi
+	nvmet_unport "$id"
+}
+
+# ---- the run ----
+
+link_up 52:54:00:76:72:02 "$MAIN_IP" "$MAIN_IP6" || exit 1
+mkdir -p "$LOGS"
+: >"$SAMPLES"
+echo "# waiting for B's agent on $PEER_IP:$AGENT_PORT"
+wait_for 300 peer run 5 true 2>/dev/null || { echo "B never answered"; exit 1; }
+defer peer quit
+defer dev_del
+# "both" names the link NIC by A's name: the guests are built alike.
+plink=$(peer run 5 "grep -l 52:54:00:76:72:01 /sys/class/net/*/address")
+plink=${plink%/address}
+[[ ${plink##*/} == "$LINK" ]] || { echo "B's link NIC is '${plink##*/}', A's '$LINK'"; exit 1; }
+
+{
+	echo "info kernel $(uname -r)"
+	echo "info cpus $(nproc)"
+	echo "info crc32 $(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ { p = $3 }
+		/^$/ { if (n == "crc32" && p > bp) { bp = p; bd = d } } END { print bd }' /proc/crypto)"
+	echo "info loss $LOSS"
+	echo "info reps $REPS"
+	echo "info fio_seconds $FIO_S"
+	# The link's round trip (ICMP, 20 pings): what QD1 rows sit on.
+	echo "info ping_ms $(busybox ping -c 20 "$PEER_IP" | awk -F'[ /]' '/min\/avg\/max/ { print $(NF-3) "/" $(NF-2) "/" $(NF-1) }')"
+} >>"$SAMPLES"
+
+# The machine's own copy speed: reading a tmpfs file is one kernel copy
+# (copy_to_user) per byte, the least any software RNIC must do.
+dd if=/dev/zero of=/dev/shm/bench.mem bs=1M count=256 status=none
+for i in 1 2 3; do
+	t0=$(date +%s%N)
+	dd if=/dev/shm/bench.mem of=/dev/null bs=1M status=none
+	t1=$(date +%s%N)
+	echo "val memcpy kernel $i $(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f\n", 256 / (ns / 1e9) }')" >>"$SAMPLES"
+done
+rm -f /dev/shm/bench.mem
+row memcpy dd 1048576 256 1 0 0 MB/s
+
+nvmet_setup || { echo "no NVMe target on B"; exit 1; }
+for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
+	order=(rxe vrnic)
+	((ROUND % 2)) || order=(vrnic rxe)
+	echo "# round $ROUND of $REPS: ${order[*]}"
+	both "ip link set dev $LINK mtu 1500"
+	nvme_rows tcp tcp
+	for DRIVER in "${order[@]}"; do
+		dev_add "$DRIVER" 1500 || { echo "  $DRIVER: no devices at MTU 1500"; continue; }
+		perf_rows 1500 "${ROWS_1500[@]}"
+		nvme_rows "$DRIVER" rdma
+		[[ $DRIVER == vrnic ]] && loss_rows
+		dev_add "$DRIVER" 9000 || { echo "  $DRIVER: no devices at MTU 9000"; continue; }
+		perf_rows 9000 "${ROWS_9000[@]}"
+	done
+	dev_del
+done
+echo "# samples in $SAMPLES"
