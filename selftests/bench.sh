@@ -21,8 +21,9 @@
 # requester's veth end: bandwidth kept, and the requester's retransmitted
 # packets against the packets netem dropped.
 #
-# The matrix runs BENCH_REPS rounds (default 5), rxe then vrnic in each;
-# every row reports the median of its rounds.  The guest boots without
+# The matrix runs BENCH_REPS rounds (default 5), rxe first in odd rounds
+# and vrnic first in even ones; every row reports the median of its
+# rounds, with the minimum and maximum.  The guest boots without
 # slub_debug (vm.sh bench), as users run.
 #
 # Iteration counts are small so that a TCG guest finishes in minutes;
@@ -67,7 +68,7 @@ fi
 
 # Every measurement of every row (space-separated, one per round); the
 # report uses their median, which one noisy round under TCG cannot move.
-declare -A SAMPLES RESULT
+declare -A SAMPLES RESULT LO HI
 
 # in_ns NS CMD...: run CMD in namespace NS ("" = the initial one).
 in_ns() {
@@ -259,6 +260,12 @@ json_num() {
 	if [[ -n $1 ]]; then echo "$1"; else echo null; fi
 }
 
+# spread KEY: "median (min-max)" of a row's rounds, "-" without any.
+spread() {
+	[[ -n ${RESULT[$1]:-} ]] || { echo -; return; }
+	echo "${RESULT[$1]} (${LO[$1]}-${HI[$1]})"
+}
+
 write_reports() {
 	local row name tool size iters kind unit rx vr r first=1
 
@@ -270,7 +277,7 @@ write_reports() {
 		else
 			echo "vrnic: two namespaces over a veth pair; rdma_rxe: one device on $RXE_IF, loopback (not like for like)."
 		fi
-		echo "Each value is the median of $REPS rounds; a round runs the matrix on rdma_rxe, then on vrnic."
+		echo "Each value is the median (min-max) of $REPS rounds; a round runs the matrix on both drivers, rdma_rxe first in odd rounds, vrnic first in even ones."
 		[[ ${#PIN_SERVER[@]} -gt 0 ]] && echo "perftest server pinned to CPU 1, client to CPU 0, for both drivers."
 		echo "Latency rows: a ratio above 1 means vrnic is slower; other rows: above 1 means faster."
 		echo
@@ -282,7 +289,7 @@ write_reports() {
 			rx=${RESULT[rxe.$name]:-}
 			vr=${RESULT[vrnic.$name]:-}
 			r=$(ratio "$rx" "$vr")
-			echo "| $name | $tool | $size | $((iters * SCALE)) | $unit | ${rx:--} | ${vr:--} | ${r/null/-} |"
+			echo "| $name | $tool | $size | $((iters * SCALE)) | $unit | $(spread "rxe.$name") | $(spread "vrnic.$name") | ${r/null/-} |"
 		done
 		echo
 		echo "## Loss recovery: vrnic to vrnic, netem loss $LOSS on the requester's side"
@@ -311,9 +318,11 @@ write_reports() {
 			vr=${RESULT[vrnic.$name]:-}
 			[[ $first -eq 1 ]] || echo ","
 			first=0
-			printf '    {"name": "%s", "tool": "%s", "size": %s, "iterations": %s, "unit": "%s", "rxe": %s, "vrnic": %s, "ratio": %s}' \
+			printf '    {"name": "%s", "tool": "%s", "size": %s, "iterations": %s, "unit": "%s", "rxe": %s, "vrnic": %s, "ratio": %s, "rxe_min": %s, "rxe_max": %s, "vrnic_min": %s, "vrnic_max": %s}' \
 				"$name" "$tool" "$size" "$((iters * SCALE))" "$unit" \
-				"$(json_num "$rx")" "$(json_num "$vr")" "$(ratio "$rx" "$vr")"
+				"$(json_num "$rx")" "$(json_num "$vr")" "$(ratio "$rx" "$vr")" \
+				"$(json_num "${LO[rxe.$name]:-}")" "$(json_num "${HI[rxe.$name]:-}")" \
+				"$(json_num "${LO[vrnic.$name]:-}")" "$(json_num "${HI[vrnic.$name]:-}")"
 		done
 		echo
 		echo "  ],"
@@ -338,8 +347,7 @@ median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
-status=0
-for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
+bench_rxe() {
 	echo "bench: round $ROUND/$REPS: rdma_rxe (loopback on $RXE_IF)"
 	if rxe_setup; then
 		run_matrix rxe || echo "bench: rxe0 has no RoCE v2 GID"
@@ -347,6 +355,9 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 		echo "bench: could not set up rdma_rxe"
 	fi
 	rxe_teardown
+}
+
+bench_vrnic() {
 	echo "bench: round $ROUND/$REPS: vrnic ($VRNIC_TOPO)"
 	if vrnic_setup; then
 		run_matrix vrnic || { echo "bench: vrnic has no RoCE v2 GID"; status=1; }
@@ -355,6 +366,19 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 		status=1
 	fi
 	vrnic_teardown
+}
+
+status=0
+for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
+	# Which driver goes first alternates: a guest that warms up (or
+	# slows down) over a round favours neither.
+	if ((ROUND % 2)); then
+		bench_rxe
+		bench_vrnic
+	else
+		bench_vrnic
+		bench_rxe
+	fi
 	echo "bench: round $ROUND/$REPS: vrnic to vrnic, netem loss $LOSS"
 	if vrnic_pair_setup; then
 		run_loss || { echo "bench: the loss rows could not run"; status=1; }
@@ -366,6 +390,8 @@ done
 for key in "${!SAMPLES[@]}"; do
 	# shellcheck disable=SC2086 # the samples are words
 	RESULT[$key]=$(median ${SAMPLES[$key]})
+	# shellcheck disable=SC2086
+	read -r LO[$key] HI[$key] < <(printf '%s\n' ${SAMPLES[$key]} | sort -g | sed -n '1p;$p' | paste -sd' ')
 done
 
 write_reports
