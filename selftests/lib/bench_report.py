@@ -90,21 +90,23 @@ def hosts(samples, outdir):
           "", "Median (min-max) of the rounds.  CPU: busy seconds of both guests "
           "per GiB of payload.", "",
           "| row | MTU | IP | QPs | rdma_rxe MB/s | vrnic MB/s | vrnic/rxe | "
-          "rxe CPU s/GiB | vrnic CPU s/GiB | CPU vrnic/rxe |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "rxe CPU s/GiB | vrnic CPU s/GiB | CPU vrnic/rxe | vrnic resent |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r["tool"] == "dd" or r["name"].startswith("loss_"):
             continue
         s = {d: summary(vals.get((r["name"], d), [])) for d in DRIVERS}
         c = {d: summary(cpu.get((r["name"], d), [])) for d in DRIVERS}
+        resent = summary(vals.get((r["name"] + ".resent", "vrnic"), []))
         e = dict(r, rxe=s["rxe"], vrnic=s["vrnic"], ratio=ratio(s["rxe"], s["vrnic"]),
                  cpu_s_per_gib={"rxe": c["rxe"], "vrnic": c["vrnic"],
-                                "ratio": ratio(c["rxe"], c["vrnic"])})
+                                "ratio": ratio(c["rxe"], c["vrnic"])},
+                 vrnic_resent=resent)
         out["perftest"].append(e)
-        md.append("| %s | %s | IPv%s | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | IPv%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["name"], r["mtu"], r["ip"], r["qps"], fmt(s["rxe"]), fmt(s["vrnic"]),
             fmt(e["ratio"], 3), fmt(c["rxe"]), fmt(c["vrnic"]),
-            fmt(e["cpu_s_per_gib"]["ratio"], 3)))
+            fmt(e["cpu_s_per_gib"]["ratio"], 3), fmt(resent, 0)))
     md += ["", "NVMe-oF: fio on a null_blk namespace, nvme-rdma over each driver "
            "and nvme-tcp on the same link (MTU 1500).", "",
            "| row | unit | nvme-tcp | nvme-rdma rxe | nvme-rdma vrnic | vrnic/tcp | "
