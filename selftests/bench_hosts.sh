@@ -166,10 +166,11 @@ dev_add() {
 
 # ---- perftest ----
 
-# perf NAME TOOL SIZE ITERS QPS IPVER [LABEL]: one run, server on B; the
-# sample goes under NAME (LABEL: a driver name other than DRIVER).
+# perf NAME TOOL SIZE ITERS QPS IPVER: one run of DRIVER, server on B;
+# the sample goes under NAME, vrnic's resent packets into RESENT.
+RESENT=0
 perf() {
-	local name=$1 tool=$2 size=$3 iters=$4 qps=$5 ipver=$6 label=${7:-$DRIVER}
+	local name=$1 tool=$2 size=$3 iters=$4 qps=$5 ipver=$6 label=$DRIVER
 	local log=$LOGS/$name-$label-$ROUND lgid=$G4 pgid=$PG4
 	local b0 b1 x0 x1 rc=0 v
 	local -a opts
@@ -192,6 +193,7 @@ perf() {
 	timeout "$TMO" "$tool" -d "$DEV" -x "$lgid" "${opts[@]}" "$PEER_IP" >"$log" 2>&1 || rc=$?
 	b1=$(cpu_busy)
 	x1=$(retransmits)
+	RESENT=$((x1 - x0))
 	# A failed client leaves the server waiting: stop it soon.
 	peer wait srv "$( ((rc)) && echo 5 || echo "$TMO")" >"$log.server" 2>&1
 	v=$(awk -v size="$size" '/#bytes/ { h = 1; next } h && $1 == size { v = $4 } END { print v }' "$log")
@@ -203,8 +205,8 @@ perf() {
 	echo "val $name $label $ROUND $v $(cpu_per_gib "$b0" "$b1" $((size * iters * qps)))" >>"$SAMPLES"
 	# vrnic's requester (A) counts what it sent twice; rxe has no such
 	# counter (0).
-	[[ $DRIVER == vrnic ]] && echo "val $name.resent $label $ROUND $((x1 - x0))" >>"$SAMPLES"
-	printf '  %-6s %-24s %s MB/s, %s packets resent\n' "$label" "$name" "$v" "$((x1 - x0))"
+	[[ $DRIVER == vrnic ]] && echo "val $name.resent $label $ROUND $RESENT" >>"$SAMPLES"
+	printf '  %-6s %-24s %s MB/s, %s packets resent\n' "$label" "$name" "$v" "$RESENT"
 }
 
 # name tool size iterations qps ipver
@@ -238,19 +240,18 @@ perf_rows() {
 # ---- loss (vrnic to vrnic) ----
 
 loss_rows() {
-	local iters=$((500 * SCALE)) r0 r1 d
+	local iters=$((500 * SCALE)) d
 
 	row loss_clean ib_write_bw 65536 "$iters" 1 1500 4 MB/s
 	row loss_lossy ib_write_bw 65536 "$iters" 1 1500 4 MB/s
 	perf loss_clean ib_write_bw 65536 "$iters" 1 4
 	tc qdisc add dev "$LINK" root netem loss "$LOSS" || return 1
-	r0=$(retransmits)
+	RESENT=0
 	perf loss_lossy ib_write_bw 65536 "$iters" 1 4
-	r1=$(retransmits)
 	d=$(tc -s qdisc show dev "$LINK" | grep -o 'dropped [0-9]*' | awk '{ print $2; exit }')
 	tc qdisc del dev "$LINK" root
-	echo "loss $ROUND $((r1 - r0)) ${d:-0}" >>"$SAMPLES"
-	echo "  loss: $((r1 - r0)) retransmitted, ${d:-0} dropped by netem"
+	echo "loss $ROUND $RESENT ${d:-0}" >>"$SAMPLES"
+	echo "  loss: $RESENT retransmitted, ${d:-0} dropped by netem"
 }
 
 # ---- NVMe-oF: null_blk on B, exported over rdma and tcp ----
