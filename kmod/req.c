@@ -885,8 +885,20 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
  *    (@peer_gbn), so only its first loss costs a round trip more.  A
  *    reordering path can make a vrnic peer look the same; the QP then
  *    simply behaves as go-back-N did.
- * A resend lost again ends in the retransmit timer, which goes back N.
+ * A resend lost again ends in the retransmit timer, which resends the
+ * oldest packet alone the same way (vrnic_req_retrans_timer()).
  */
+
+/* Have the requester resend @psn alone (@timeout: for the timer). */
+static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
+				   bool timeout)
+{
+	xp->sel_psn = psn;
+	xp->sel_high = xp->max_psn;
+	xp->sel_pending = true;
+	xp->sel_active = true;
+	xp->sel_timeout = timeout;
+}
 
 /**
  * vrnic_req_seq_nak - the responder asks for @psn (a sequence NAK)
@@ -909,10 +921,7 @@ void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 	vrnic_qp_dbg(qp, "seq NAK %#x: resend it alone (max_psn %#x)\n",
 		     psn, xp->max_psn);
 	xp->rewind_psn = psn;		/* a duplicated NAK resends nothing */
-	xp->sel_psn = psn;
-	xp->sel_high = xp->max_psn;
-	xp->sel_pending = true;
-	xp->sel_active = true;
+	vrnic_req_resend_alone(xp, psn, false);
 }
 
 /**
@@ -928,11 +937,22 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 	/* ACKs sent before the resend arrived tell nothing new. */
 	if (!xp->sel_active || vrnic_psn_cmp(psn, xp->sel_psn) < 0)
 		return;
+	/*
+	 * After a timeout there may be no gap at sel_psn: ACKs of packets
+	 * sent before the resend can still be on their way, and each is
+	 * progress, not the answer.  Only an ACK of the resent packet
+	 * alone says that nothing after it arrived.
+	 */
+	if (xp->sel_timeout && psn != xp->sel_psn &&
+	    vrnic_psn_cmp(next, xp->sel_high) < 0)
+		return;
 	xp->sel_active = false;
 	xp->sel_pending = false;
 	if (vrnic_psn_cmp(next, xp->sel_high) >= 0)
 		return;
-	if (psn == xp->sel_psn)
+	if (xp->sel_timeout)
+		vrnic_req_window_lost(xp, true);	/* a real timeout */
+	else if (psn == xp->sel_psn)
 		xp->peer_gbn = true;
 	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
 		     psn, xp->sel_psn, xp->sel_high,
@@ -953,7 +973,8 @@ static void vrnic_req_resend_one(struct vrnic_qp *qp)
 	int ret;
 
 	xp->sel_pending = false;
-	if (!vrnic_req_seek(qp, xp->sel_psn)) {
+	if (vrnic_psn_cmp(xp->sel_psn, xp->comp_psn) < 0 ||
+	    !vrnic_req_seek(qp, xp->sel_psn)) {
 		xp->sel_active = false;	/* all of it acknowledged by now */
 		return;
 	}
@@ -1018,13 +1039,30 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	}
 	if (qp->attr.timeout)
 		xp->retry_left--;
-	/*
-	 * Everything in flight was lost, most likely to a full queue on the
-	 * path: resending the whole window at once would refill it.  Start
-	 * again with a small window, in slow start up to half the old one.
-	 */
-	vrnic_req_window_lost(xp, true);
-	vrnic_req_rewind(qp, xp->comp_psn);
+	if (xp->req_psn == xp->max_psn) {
+		/*
+		 * The ACKs may only be late (a deep queue, other QPs'
+		 * bursts ahead of ours, a descheduled peer), and then a
+		 * go-back-N would send the window twice.  Resend the
+		 * oldest packet alone, as TCP does after a timeout (RFC
+		 * 5681 3.1, RFC 5682), and let its answer say what was
+		 * lost (vrnic_req_sel_ack()); the window stays until it
+		 * does.  A lost resend times out again: one packet per
+		 * timeout, as many as retry_cnt allows.
+		 */
+		vrnic_req_resend_alone(xp, xp->comp_psn, true);
+		xp->rewind_psn = xp->comp_psn;
+	} else {
+		/*
+		 * A go-back-N under way stalled: everything in flight was
+		 * lost, most likely to a full queue on the path, and
+		 * resending the whole window at once would refill it.
+		 * Start again with a small window, in slow start up to
+		 * half the old one.
+		 */
+		vrnic_req_window_lost(xp, true);
+		vrnic_req_rewind(qp, xp->comp_psn);
+	}
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
 	if (vrnic_sq_unlock(qp))

@@ -13,7 +13,9 @@
 # driver: see dp_retx_counters in dp_lib.sh.  Between two vrnic devices,
 # nothing may be counted as malformed (a response past a lost one is a
 # go-back-N drop), and lost READ responses must have made the requester
-# go back by itself (implied_nak_seq_err).
+# go back by itself (implied_nak_seq_err), and ACKs later than the ACK
+# timeout (netem delay 100ms, no loss) must cost one resent packet per
+# timeout, not a go-back-N.
 #
 # Environment: DP_RANDOM (path of the dp_random binary, default
 # build/selftests/dp_random), DP_NETEM (the netem arguments),
@@ -110,6 +112,25 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	implied=$(($(counter_sum implied_nak_seq_err) - implied0))
 	dp_report lost_read_responses_implied_nak "$((implied == 0))" \
 		"implied_nak_seq_err did not move"
+
+	# Late ACKs are not lost packets.  With 100 ms each way and no
+	# loss, every 16-packet message of ibv_rc_pingpong (whose QPs time
+	# out after 4.096 us x 2^14 = 67 ms) times out before its ACK
+	# comes back: each timeout may resend the oldest packet alone, not
+	# the message (go-back-N resent 8 or more per timeout).
+	for h in A B; do
+		dp_in "$h" tc qdisc change dev "${DP_IF[$h]}" root netem delay 100ms
+	done
+	timeouts0=$(counter_sum timeouts)
+	dups0=$(counter_sum duplicate_requests)
+	DP_PORT=19700 pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
+	timeouts=$(($(counter_sum timeouts) - timeouts0))
+	dups=$(($(counter_sum duplicate_requests) - dups0))
+	dp_log "late ACKs: $timeouts timeouts, $dups duplicate requests"
+	dp_report late_acks_time_out "$((timeouts < 5))" \
+		"only $timeouts timeouts: the delay did not outlast the ACK timeout"
+	dp_report late_acks_resend_one_packet "$((dups > timeouts))" \
+		"$dups duplicate requests for $timeouts timeouts"
 fi
 
 dp_end
