@@ -596,8 +596,10 @@ int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = VRNIC_QP_CNT_CNP_SENT; i < VRNIC_QP_NUM_COUNTERS; i++) {
-		if (rdma_nl_put_driver_u64(msg, vrnic_qp_counter_names[i],
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
+		if (!vrnic_qp_counters[i].restrack)
+			continue;
+		if (rdma_nl_put_driver_u64(msg, vrnic_qp_counters[i].name,
 					   val[i])) {
 			nla_nest_cancel(msg, nest);
 			return -EMSGSIZE;

@@ -30,7 +30,6 @@
 
 #include <linux/types.h>
 #include <linux/rcupdate.h>
-#include <linux/uidgid.h>
 
 /* uapi/vrnic.h (Kbuild adds -I../uapi); not this directory's vrnic.h */
 #include <vrnic.h>
@@ -157,55 +156,6 @@ void vrnic_config_publish(struct vrnic_dev *vdev, struct vrnic_config *cfg);
 void vrnic_limits_publish(struct vrnic_dev *vdev,
 			  const struct vrnic_limits *limits);
 void vrnic_limits_read(struct vrnic_dev *vdev, struct vrnic_limits *limits);
-
-/*
- * Per-QP counters (VRNIC_CMD_QP_STATS_GET).  The data path keeps them in
- * its QP; the names in vrnic_qp_counter_names[] (netlink.c) are the stable
- * interface; append new counters at the end only.
- */
-enum vrnic_qp_counter {
-	VRNIC_QP_CNT_TX_PACKETS,
-	VRNIC_QP_CNT_TX_BYTES,
-	VRNIC_QP_CNT_RX_PACKETS,
-	VRNIC_QP_CNT_RX_BYTES,
-	VRNIC_QP_CNT_RETRANSMITS,
-	VRNIC_QP_CNT_TIMEOUTS,
-	VRNIC_QP_CNT_SEQ_NAKS_SENT,
-	VRNIC_QP_CNT_SEQ_NAKS_RCVD,
-	VRNIC_QP_CNT_RNR_NAKS_SENT,
-	VRNIC_QP_CNT_RNR_NAKS_RCVD,
-	VRNIC_QP_CNT_CNP_SENT,
-	VRNIC_QP_CNT_CNP_RCVD,
-	VRNIC_QP_CNT_ECN_MARKED,
-	VRNIC_QP_CNT_RATE_MBPS,		/* DCQCN current rate Rc */
-	VRNIC_QP_CNT_TARGET_MBPS,	/* DCQCN target rate Rt */
-	VRNIC_QP_CNT_ALPHA,		/* DCQCN alpha, 1/1024 */
-	VRNIC_QP_CNT_LIMITED,		/* 1: the rate limiter is engaged */
-	VRNIC_QP_CNT_PFC_PAUSED,	/* 1: held by a PFC/PAUSE frame */
-	VRNIC_QP_NUM_COUNTERS
-};
-
-struct vrnic_qp_counters {
-	u64 val[VRNIC_QP_NUM_COUNTERS];
-};
-
-extern const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS];
-
-/**
- * vrnic_qp_counters_next - the hook behind the per-QP counter commands
- * @vdev: the device
- * @qpn: in: the lowest QP number wanted; out: the number of the QP found
- * @owner: only QPs of processes running as this uid, or NULL for all
- * @cnt: filled with that QP's counters
- *
- * Finds the live QP of @vdev with the lowest number >= *@qpn (QP numbers
- * are unique per device, so a dump resumes by number).  May sleep; must
- * not be called with cfg_mutex held.  Defined by the data path (req.c).
- *
- * Return: 0, or -ENOENT when there is no such QP.
- */
-int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
-			   const kuid_t *owner, struct vrnic_qp_counters *cnt);
 
 /* netlink.c */
 int vrnic_genl_init(void);

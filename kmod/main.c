@@ -556,7 +556,6 @@ static int __init vrnic_init(void)
 {
 	int err;
 
-	vrnic_counters_init();
 	err = vrnic_wire_init();
 	if (err)
 		return err;

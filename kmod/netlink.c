@@ -29,28 +29,6 @@ static const struct genl_multicast_group vrnic_mcgrps[] = {
 	[VRNIC_MCGRP_CONFIG_IDX] = { .name = VRNIC_GENL_MCGRP_CONFIG },
 };
 
-const char *const vrnic_qp_counter_names[VRNIC_QP_NUM_COUNTERS] = {
-	[VRNIC_QP_CNT_TX_PACKETS] = "tx_packets",
-	[VRNIC_QP_CNT_TX_BYTES] = "tx_bytes",
-	[VRNIC_QP_CNT_RX_PACKETS] = "rx_packets",
-	[VRNIC_QP_CNT_RX_BYTES] = "rx_bytes",
-	[VRNIC_QP_CNT_RETRANSMITS] = "retransmits",
-	[VRNIC_QP_CNT_TIMEOUTS] = "timeouts",
-	[VRNIC_QP_CNT_SEQ_NAKS_SENT] = "seq_naks_sent",
-	[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = "seq_naks_rcvd",
-	[VRNIC_QP_CNT_RNR_NAKS_SENT] = "rnr_naks_sent",
-	[VRNIC_QP_CNT_RNR_NAKS_RCVD] = "rnr_naks_rcvd",
-	[VRNIC_QP_CNT_CNP_SENT] = "np_cnp_sent",
-	[VRNIC_QP_CNT_CNP_RCVD] = "rp_cnp_handled",
-	[VRNIC_QP_CNT_ECN_MARKED] = "np_ecn_marked_roce_packets",
-	/* DCQCN state of the QP's sender, not counters */
-	[VRNIC_QP_CNT_RATE_MBPS] = "dcqcn_rate_mbps",
-	[VRNIC_QP_CNT_TARGET_MBPS] = "dcqcn_target_rate_mbps",
-	[VRNIC_QP_CNT_ALPHA] = "dcqcn_alpha",
-	[VRNIC_QP_CNT_LIMITED] = "dcqcn_limited",
-	[VRNIC_QP_CNT_PFC_PAUSED] = "pfc_paused",
-};
-
 /* ---- Policies ---- */
 
 /*
@@ -668,8 +646,7 @@ static int vrnic_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 /* ---- Per-QP counters ---- */
 
 static int vrnic_qp_msg(struct sk_buff *skb, struct vrnic_dev *vdev, u32 qpn,
-			const struct vrnic_qp_counters *cnt, u32 portid,
-			u32 seq, int flags)
+			const u64 *val, u32 portid, u32 seq, int flags)
 {
 	struct nlattr *nest;
 	void *hdr;
@@ -685,8 +662,7 @@ static int vrnic_qp_msg(struct sk_buff *skb, struct vrnic_dev *vdev, u32 qpn,
 	if (!nest)
 		goto err_cancel;
 	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
-		if (vrnic_put_counter(skb, vrnic_qp_counter_names[i],
-				      cnt->val[i]))
+		if (vrnic_put_counter(skb, vrnic_qp_counters[i].name, val[i]))
 			goto err_cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -699,7 +675,7 @@ err_cancel:
 
 static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct vrnic_qp_counters cnt;
+	u64 val[VRNIC_QP_NUM_COUNTERS];
 	struct vrnic_viewer who;
 	struct vrnic_dev *vdev;
 	struct sk_buff *msg;
@@ -716,7 +692,7 @@ static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	qpn = want;
 	who = vrnic_viewer(skb);
 	err = vrnic_qp_counters_next(vdev, &qpn, who.admin ? NULL : &who.uid,
-				     &cnt);
+				     val);
 	if (!err && qpn != want)
 		err = -ENOENT;
 	if (err) {
@@ -730,7 +706,7 @@ static int vrnic_qp_stats_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out_put;
 	}
-	err = vrnic_qp_msg(msg, vdev, qpn, &cnt, info->snd_portid,
+	err = vrnic_qp_msg(msg, vdev, qpn, val, info->snd_portid,
 			   info->snd_seq, 0);
 	if (err) {
 		nlmsg_free(msg);
@@ -746,15 +722,15 @@ static int vrnic_qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			     struct vrnic_dev *vdev,
 			     struct vrnic_dump_ctx *ctx)
 {
-	struct vrnic_qp_counters cnt;
+	u64 val[VRNIC_QP_NUM_COUNTERS];
 	u32 qpn = ctx->pos;
 	int err;
 
 	const kuid_t *owner = ctx->who.admin ? NULL : &ctx->who.uid;
 
-	while (!vrnic_qp_counters_next(vdev, &qpn, owner, &cnt)) {
+	while (!vrnic_qp_counters_next(vdev, &qpn, owner, val)) {
 		ctx->pos = qpn;
-		err = vrnic_qp_msg(skb, vdev, qpn, &cnt,
+		err = vrnic_qp_msg(skb, vdev, qpn, val,
 				   NETLINK_CB(cb->skb).portid,
 				   cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (err)

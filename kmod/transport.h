@@ -37,9 +37,9 @@ struct vrnic_mr;
 
 /*
  * Per-QP counters.  Each field has exactly one writer context, named
- * after the lock it is updated under, so no atomics are needed; readers
- * (netlink dump) sum both halves without locking and may see a value a
- * few packets old.
+ * after the lock it is updated under, so no atomics are needed; the
+ * reader (vrnic_qp_values() in counters.c, which names them) sums both
+ * halves without locking and may see a value a few packets old.
  */
 struct vrnic_qp_stats {
 	u64 tx_packets;		/* packets handed to the IP layer */
@@ -253,7 +253,6 @@ void vrnic_req_schedule(struct vrnic_qp *qp);
 bool __must_check vrnic_sq_unlock(struct vrnic_qp *qp)
 	__releases(&qp->xport.sq_lock);
 void vrnic_resp_schedule(struct vrnic_qp *qp);
-void vrnic_qp_stats_read(struct vrnic_qp *qp, struct vrnic_qp_stats *out);
 
 /*
  * Largest RoCEv2 overhead on top of the IB payload: IPv6 (40) + UDP (8) +

@@ -11,6 +11,7 @@
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
 #include <linux/xarray.h>
+#include <linux/uidgid.h>
 #include <linux/percpu.h>
 #include <linux/interrupt.h>
 #include <linux/skbuff.h>
@@ -41,9 +42,10 @@ struct vrnic_limits {
 };
 
 /*
- * Port counters.  The names (vrnic_counter_names[] in counters.c) are the
- * stable interface shown by "rdma statistic" (the hw stats); append
- * new counters at the end only.
+ * Port counters.  Their names (vrnic_stat_descs[] in counters.c) are the
+ * stable interface shown by "rdma statistic show link" (the hw stats) and
+ * by bound per-QP counters ("rdma statistic qp"); append new counters at
+ * the end only.
  */
 enum vrnic_counter {
 	VRNIC_CNT_TX_PACKETS,
@@ -86,6 +88,51 @@ enum vrnic_counter {
 
 struct vrnic_counters {
 	u64 val[VRNIC_NUM_COUNTERS];
+};
+
+/*
+ * Per-QP counters and state.  Their names (vrnic_qp_counters[] in
+ * counters.c, which also says which port counter each one is part of)
+ * are the stable interface of VRNIC_CMD_QP_STATS_GET; append new ones at
+ * the end only.
+ */
+enum vrnic_qp_counter {
+	VRNIC_QP_CNT_TX_PACKETS,
+	VRNIC_QP_CNT_TX_BYTES,
+	VRNIC_QP_CNT_RX_PACKETS,
+	VRNIC_QP_CNT_RX_BYTES,
+	VRNIC_QP_CNT_RETRANSMITS,
+	VRNIC_QP_CNT_TIMEOUTS,
+	VRNIC_QP_CNT_SEQ_NAKS_SENT,
+	VRNIC_QP_CNT_SEQ_NAKS_RCVD,
+	VRNIC_QP_CNT_RNR_NAKS_SENT,
+	VRNIC_QP_CNT_RNR_NAKS_RCVD,
+	VRNIC_QP_CNT_CNP_SENT,
+	VRNIC_QP_CNT_CNP_RCVD,
+	VRNIC_QP_CNT_ECN_MARKED,
+	VRNIC_QP_CNT_RATE_MBPS,		/* DCQCN current rate Rc */
+	VRNIC_QP_CNT_TARGET_MBPS,	/* DCQCN target rate Rt */
+	VRNIC_QP_CNT_ALPHA,		/* DCQCN alpha, 1/1024 */
+	VRNIC_QP_CNT_LIMITED,		/* 1: the rate limiter is engaged */
+	VRNIC_QP_CNT_PFC_PAUSED,	/* 1: held by a PFC/PAUSE frame */
+	VRNIC_QP_NUM_COUNTERS
+};
+
+/* vrnic_qp_counter_desc.port of a value that is a state, not a count */
+#define VRNIC_QP_STATE	(-1)
+
+/**
+ * struct vrnic_qp_counter_desc - one per-QP counter or state value
+ * @name: its stable name
+ * @port: the port counter (enum vrnic_counter) that counts the same
+ *	events for the whole port: a bound rdma_counter reports the value
+ *	under that counter's name.  VRNIC_QP_STATE for a state
+ * @restrack: also a driver attribute of "rdma resource show qp -dd"
+ */
+struct vrnic_qp_counter_desc {
+	const char *name;
+	int port;
+	bool restrack;
 };
 
 struct vrnic_udp;	/* net.c: one UDP 4791 socket pair per network namespace */
@@ -233,12 +280,14 @@ u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c);
 void vrnic_unregister_devices(struct net *net);
 
 /* counters.c */
-void vrnic_counters_init(void);
-extern const char *const vrnic_counter_names[VRNIC_NUM_COUNTERS];
+extern const struct vrnic_qp_counter_desc
+	vrnic_qp_counters[VRNIC_QP_NUM_COUNTERS];
 struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
+			   const kuid_t *owner, u64 *val);
 
 /* pfc.c */
 void vrnic_pfc_start(struct vrnic_dev *vdev);
