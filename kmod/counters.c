@@ -109,6 +109,10 @@ const struct vrnic_qp_counter_desc vrnic_qp_counters[VRNIC_QP_NUM_COUNTERS] = {
 	[VRNIC_QP_CNT_ALPHA] = VRNIC_QP_CC_STATE("dcqcn_alpha"),
 	[VRNIC_QP_CNT_LIMITED] = VRNIC_QP_CC_STATE("dcqcn_limited"),
 	[VRNIC_QP_CNT_PFC_PAUSED] = VRNIC_QP_CC_STATE("pfc_paused"),
+	[VRNIC_QP_CNT_DUP_REQUESTS] = VRNIC_QP_CNT("duplicate_requests",
+						   VRNIC_CNT_DUP_REQUESTS),
+	[VRNIC_QP_CNT_ACCESS_ERRORS] = VRNIC_QP_CNT("remote_access_errors",
+						    VRNIC_CNT_ACCESS_ERRORS),
 };
 
 /* Port counters are cheap to read: no caching (lifespan 0). */
@@ -156,6 +160,9 @@ static void vrnic_qp_values(struct vrnic_qp *qp, u64 *val)
 	val[VRNIC_QP_CNT_SEQ_NAKS_RCVD] = READ_ONCE(sq->seq_naks);
 	val[VRNIC_QP_CNT_RNR_NAKS_SENT] = READ_ONCE(rq->rnr_naks);
 	val[VRNIC_QP_CNT_RNR_NAKS_RCVD] = READ_ONCE(sq->rnr_naks);
+	val[VRNIC_QP_CNT_DUP_REQUESTS] = READ_ONCE(rq->dup_requests);
+	/* Sent: the completer's count of received ones has no port twin. */
+	val[VRNIC_QP_CNT_ACCESS_ERRORS] = READ_ONCE(rq->access_errors);
 	vrnic_cc_qp_values(qp, val);
 }
 

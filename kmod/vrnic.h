@@ -115,6 +115,8 @@ enum vrnic_qp_counter {
 	VRNIC_QP_CNT_ALPHA,		/* DCQCN alpha, 1/1024 */
 	VRNIC_QP_CNT_LIMITED,		/* 1: the rate limiter is engaged */
 	VRNIC_QP_CNT_PFC_PAUSED,	/* 1: held by a PFC/PAUSE frame */
+	VRNIC_QP_CNT_DUP_REQUESTS,
+	VRNIC_QP_CNT_ACCESS_ERRORS,
 	VRNIC_QP_NUM_COUNTERS
 };
 
