@@ -7,10 +7,14 @@
  *  - per-QP counters and state (enum vrnic_qp_counter,
  *    vrnic_qp_counters[]): kept by the data path in each QP
  *    (struct vrnic_qp_stats, struct vrnic_qp_cc), read by the vrnic
- *    netlink family (VRNIC_CMD_QP_STATS_GET) and restrack (cc.c).
+ *    netlink family (VRNIC_CMD_QP_STATS_GET), restrack (cc.c) and the
+ *    rdma_counter ops below ("rdma statistic qp"), which report them
+ *    under the names of their port counters.
  */
 
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 
 #include "vrnic.h"
 #include "verbs.h"
@@ -115,26 +119,6 @@ const struct vrnic_qp_counter_desc vrnic_qp_counters[VRNIC_QP_NUM_COUNTERS] = {
 						    VRNIC_CNT_ACCESS_ERRORS),
 };
 
-/* Port counters are cheap to read: no caching (lifespan 0). */
-struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
-						u32 port_num)
-{
-	return rdma_alloc_hw_stats_struct(vrnic_stat_descs, VRNIC_NUM_COUNTERS,
-					  0);
-}
-
-int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		       u32 port, int index)
-{
-	struct vrnic_dev *vdev = to_vdev(ibdev);
-	int i;
-
-	vrnic_pfc_count_duration(vdev);
-	for (i = 0; i < VRNIC_NUM_COUNTERS; i++)
-		stats->value[i] = vrnic_counter_read(vdev, i);
-	return VRNIC_NUM_COUNTERS;
-}
-
 /*
  * The values of @qp, indexed by enum vrnic_qp_counter.  Each field of
  * struct vrnic_qp_stats has one writer (transport.h): read without
@@ -164,6 +148,268 @@ static void vrnic_qp_values(struct vrnic_qp *qp, u64 *val)
 	/* Sent: the completer's count of received ones has no port twin. */
 	val[VRNIC_QP_CNT_ACCESS_ERRORS] = READ_ONCE(rq->access_errors);
 	vrnic_cc_qp_values(qp, val);
+}
+
+/* ------------------------------------------------- per-QP rdma_counters */
+
+/*
+ * A bound counter's value is, per port counter, the sum over the QPs
+ * bound to it of what each counted while bound: from its binding (the
+ * values then are the QP's base) to its unbinding, which destroy_qp
+ * does too (ib_core unbinds before it destroys).  ib_core keeps nothing
+ * of an unbound QP: what the QP counted stays in the counter's @done.
+ *
+ * ib_core shows as the port's value ("rdma statistic show link",
+ * sysfs hw_counters) what get_hw_stats reports *plus* the values of the
+ * port's counters, live and released (it folds a released counter into
+ * its history).  A NIC's default counter set counts only the QPs bound
+ * to no other one; vrnic's port counters count every QP, so
+ * get_hw_stats takes off what the counters count, vrnic_counted().
+ *
+ * ib_core serialises bind, unbind and update of one counter with
+ * counter->lock and calls them in process context; @counter_mutex
+ * (nested inside counter->lock and the hw stats' lock) serialises them
+ * across counters and with get_hw_stats.  A bound QP is alive: it is
+ * unbound before destroy_qp.
+ */
+
+/**
+ * struct vrnic_bound_counter - vrnic's side of one rdma_counter
+ * @qps: the QPs bound to it (struct vrnic_bound_qp), by QPN
+ * @done: per enum vrnic_qp_counter, what QPs counted while bound to it,
+ *	up to their unbinding
+ */
+struct vrnic_bound_counter {
+	struct xarray qps;
+	u64 done[VRNIC_QP_NUM_COUNTERS];
+};
+
+/**
+ * struct vrnic_bound_qp - a QP bound to a counter
+ * @qp: the QP
+ * @base: its values when it was bound (enum vrnic_qp_counter)
+ */
+struct vrnic_bound_qp {
+	struct vrnic_qp *qp;
+	u64 base[VRNIC_QP_NUM_COUNTERS];
+};
+
+void vrnic_counters_dev_init(struct vrnic_dev *vdev)
+{
+	mutex_init(&vdev->counter_mutex);
+	xa_init_flags(&vdev->counter_xa, XA_FLAGS_ALLOC1);
+}
+
+/* dealloc_driver: every QP is gone, so is every counter. */
+void vrnic_counters_dev_cleanup(struct vrnic_dev *vdev)
+{
+	WARN_ON_ONCE(!xa_empty(&vdev->counter_xa));
+	xa_destroy(&vdev->counter_xa);
+}
+
+/* Adds to @sum what @b's QP counted since it was bound; @counter_mutex. */
+static void vrnic_bound_qp_add(const struct vrnic_bound_qp *b, u64 *sum)
+{
+	u64 now[VRNIC_QP_NUM_COUNTERS];
+	int i;
+
+	vrnic_qp_values(b->qp, now);
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
+		if (vrnic_qp_counters[i].port != VRNIC_QP_STATE)
+			sum[i] += now[i] - b->base[i];
+}
+
+/* What all counters of @vdev counted, live and released. */
+static void vrnic_counted(struct vrnic_dev *vdev, u64 *sum)
+{
+	struct vrnic_bound_counter *bc;
+	struct vrnic_bound_qp *b;
+	unsigned long id, qpn;
+
+	mutex_lock(&vdev->counter_mutex);
+	memcpy(sum, vdev->counted, sizeof(vdev->counted));
+	xa_for_each(&vdev->counter_xa, id, bc)
+		xa_for_each(&bc->qps, qpn, b)
+			vrnic_bound_qp_add(b, sum);
+	mutex_unlock(&vdev->counter_mutex);
+}
+
+/* Port counters are cheap to read: no caching (lifespan 0). */
+struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(vrnic_stat_descs, VRNIC_NUM_COUNTERS,
+					  0);
+}
+
+/*
+ * The port's counts minus what its counters count (see above).  Those
+ * are read first: a QP counts an event at most a moment before its port
+ * counter does, so the difference stays >= 0 but for such a moment.
+ */
+int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct vrnic_dev *vdev = to_vdev(ibdev);
+	u64 counted[VRNIC_QP_NUM_COUNTERS];
+	int i;
+
+	vrnic_counted(vdev, counted);
+	vrnic_pfc_count_duration(vdev);
+	for (i = 0; i < VRNIC_NUM_COUNTERS; i++)
+		stats->value[i] = vrnic_counter_read(vdev, i);
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
+		u64 *v;
+
+		if (vrnic_qp_counters[i].port == VRNIC_QP_STATE)
+			continue;
+		v = &stats->value[vrnic_qp_counters[i].port];
+		*v = *v > counted[i] ? *v - counted[i] : 0;
+	}
+	return VRNIC_NUM_COUNTERS;
+}
+
+/* A bound counter has the port's counters: ib_core sums them up so. */
+struct rdma_hw_stats *vrnic_counter_alloc_stats(struct rdma_counter *counter)
+{
+	return rdma_alloc_hw_stats_struct(vrnic_stat_descs, VRNIC_NUM_COUNTERS,
+					  0);
+}
+
+/*
+ * The first QP bound to a counter gives it its id (ib_core files the
+ * counter under it; 0 is no id) and vrnic's side.
+ */
+int vrnic_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+{
+	struct vrnic_dev *vdev = to_vdev(counter->device);
+	struct vrnic_bound_counter *bc, *new_bc = NULL;
+	struct vrnic_bound_qp *b;
+	u32 id;
+	int err;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->qp = to_vqp(ibqp);
+
+	mutex_lock(&vdev->counter_mutex);
+	if (!counter->id) {
+		new_bc = kzalloc(sizeof(*new_bc), GFP_KERNEL);
+		if (!new_bc) {
+			err = -ENOMEM;
+			goto err_unlock;
+		}
+		xa_init(&new_bc->qps);
+		err = xa_alloc(&vdev->counter_xa, &id, new_bc, xa_limit_32b,
+			       GFP_KERNEL);
+		if (err) {
+			kfree(new_bc);
+			goto err_unlock;
+		}
+		counter->id = id;
+	}
+	bc = xa_load(&vdev->counter_xa, counter->id);
+	if (WARN_ON_ONCE(!bc)) {
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	vrnic_qp_values(b->qp, b->base);
+	err = xa_insert(&bc->qps, ibqp->qp_num, b, GFP_KERNEL);
+	if (err)
+		goto err_free_counter;
+	ibqp->counter = counter;
+	mutex_unlock(&vdev->counter_mutex);
+	return 0;
+
+err_free_counter:
+	if (new_bc) {
+		xa_erase(&vdev->counter_xa, counter->id);
+		kfree(new_bc);
+		counter->id = 0;
+	}
+err_unlock:
+	mutex_unlock(&vdev->counter_mutex);
+	kfree(b);
+	return err;
+}
+
+/* What the QP counted while bound stays in its counter. */
+int vrnic_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct vrnic_dev *vdev = to_vdev(ibqp->device);
+	u64 delta[VRNIC_QP_NUM_COUNTERS] = {};
+	struct vrnic_bound_counter *bc;
+	struct vrnic_bound_qp *b = NULL;
+	int i;
+
+	mutex_lock(&vdev->counter_mutex);
+	bc = xa_load(&vdev->counter_xa, ibqp->counter->id);
+	if (bc)
+		b = xa_erase(&bc->qps, ibqp->qp_num);
+	if (!WARN_ON_ONCE(!b)) {
+		vrnic_bound_qp_add(b, delta);
+		for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
+			bc->done[i] += delta[i];
+			vdev->counted[i] += delta[i];
+		}
+		kfree(b);
+	}
+	ibqp->counter = NULL;
+	mutex_unlock(&vdev->counter_mutex);
+	return 0;
+}
+
+/* After the last QP's unbinding; ib_core has kept the final values. */
+int vrnic_counter_dealloc(struct rdma_counter *counter)
+{
+	struct vrnic_dev *vdev = to_vdev(counter->device);
+	struct vrnic_bound_counter *bc;
+
+	if (!counter->id)
+		return 0;
+	mutex_lock(&vdev->counter_mutex);
+	bc = xa_erase(&vdev->counter_xa, counter->id);
+	mutex_unlock(&vdev->counter_mutex);
+	if (bc) {
+		WARN_ON_ONCE(!xa_empty(&bc->qps));
+		xa_destroy(&bc->qps);
+		kfree(bc);
+	}
+	return 0;
+}
+
+/*
+ * Each port counter that a per-QP counter is part of gets the sum of
+ * that counter; the others (no per-QP meaning, or not counted per QP)
+ * stay 0.
+ */
+int vrnic_counter_update_stats(struct rdma_counter *counter)
+{
+	struct vrnic_dev *vdev = to_vdev(counter->device);
+	struct rdma_hw_stats *stats = counter->stats;
+	u64 val[VRNIC_QP_NUM_COUNTERS];
+	struct vrnic_bound_counter *bc;
+	struct vrnic_bound_qp *b;
+	unsigned long qpn;
+	int i;
+
+	mutex_lock(&vdev->counter_mutex);
+	bc = xa_load(&vdev->counter_xa, counter->id);
+	if (!bc) {
+		mutex_unlock(&vdev->counter_mutex);
+		return -EINVAL;
+	}
+	memcpy(val, bc->done, sizeof(val));
+	xa_for_each(&bc->qps, qpn, b)
+		vrnic_bound_qp_add(b, val);
+	mutex_unlock(&vdev->counter_mutex);
+
+	memset(stats->value, 0, stats->num_counters * sizeof(u64));
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
+		if (vrnic_qp_counters[i].port != VRNIC_QP_STATE)
+			stats->value[vrnic_qp_counters[i].port] = val[i];
+	return 0;
 }
 
 /**

@@ -295,6 +295,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	vrnic_verbs_cleanup(vdev);
 	vrnic_udp_put(vdev);
 	vrnic_config_free(vdev);
+	vrnic_counters_dev_cleanup(vdev);
 	free_percpu(vdev->stats);
 	netdev_put(vdev->ndev, &vdev->ndev_tracker);
 }
@@ -307,6 +308,11 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.alloc_hw_port_stats = vrnic_alloc_hw_port_stats,
 	.alloc_pd = vrnic_alloc_pd,
 	.alloc_ucontext = vrnic_alloc_ucontext,
+	.counter_alloc_stats = vrnic_counter_alloc_stats,
+	.counter_bind_qp = vrnic_counter_bind_qp,
+	.counter_dealloc = vrnic_counter_dealloc,
+	.counter_unbind_qp = vrnic_counter_unbind_qp,
+	.counter_update_stats = vrnic_counter_update_stats,
 	.dealloc_driver = vrnic_dealloc_driver,
 	.dealloc_pd = vrnic_dealloc_pd,
 	.dealloc_ucontext = vrnic_dealloc_ucontext,
@@ -379,6 +385,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto err_put_ndev;
 	}
+	vrnic_counters_dev_init(vdev);
 	vrnic_limits_init(&vdev->limits);
 	err = vrnic_config_alloc(vdev);
 	if (err)

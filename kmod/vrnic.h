@@ -174,6 +174,12 @@ struct vrnic_pfc {
  *	recomputes what it derives from them (cc.c) on its next packet
  * @link_mbps: speed of @ndev in Mb/s, 0 if unknown; written under rtnl
  * @stats: per-CPU port counters; update with vrnic_counter_inc/add()
+ * @counter_mutex: protects @counter_xa, what its entries hold and
+ *	@counted (counters.c)
+ * @counter_xa: vrnic's side of each rdma_counter ("rdma statistic qp"),
+ *	by counter id
+ * @counted: per enum vrnic_qp_counter, what QPs counted while bound to
+ *	a counter, up to their unbinding
  * @pfc: pause state from received PFC/PAUSE frames (pfc.c)
  * @held_bytes: truesize of the request packets the responders of this
  *	device hold (out of order or behind a READ), at most
@@ -193,6 +199,9 @@ struct vrnic_dev {
 	u32 link_mbps;
 
 	struct vrnic_counters __percpu *stats;
+	struct mutex counter_mutex;	/* see above */
+	struct xarray counter_xa;
+	u64 counted[VRNIC_QP_NUM_COUNTERS];
 	atomic_long_t held_bytes;
 	struct vrnic_pfc pfc;
 
@@ -284,10 +293,17 @@ void vrnic_unregister_devices(struct net *net);
 /* counters.c */
 extern const struct vrnic_qp_counter_desc
 	vrnic_qp_counters[VRNIC_QP_NUM_COUNTERS];
+void vrnic_counters_dev_init(struct vrnic_dev *vdev);
+void vrnic_counters_dev_cleanup(struct vrnic_dev *vdev);
 struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+int vrnic_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int vrnic_counter_unbind_qp(struct ib_qp *ibqp);
+int vrnic_counter_dealloc(struct rdma_counter *counter);
+struct rdma_hw_stats *vrnic_counter_alloc_stats(struct rdma_counter *counter);
+int vrnic_counter_update_stats(struct rdma_counter *counter);
 int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
 			   const kuid_t *owner, u64 *val);
 
