@@ -24,12 +24,7 @@ counter() {
 }
 
 veth_setup || ktap_bail "cannot build the two hosts"
-run_stage "vrnic0 in ns_a, vrnic1 in ns_b" sh -c \
-	"ip netns exec $NS_A rdma link add vrnic0 type vrnic netdev $IF_A &&
-	 ip netns exec $NS_B rdma link add vrnic1 type vrnic netdev $IF_B" ||
-	ktap_bail "no devices"
-defer in_a rdma link delete vrnic0
-defer in_b rdma link delete vrnic1
+vrnic_pair_setup
 
 expect_output "port counters before traffic are zero" '^0$' counter tx_packets
 

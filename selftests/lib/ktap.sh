@@ -264,6 +264,18 @@ veth_setup() {
 	in_b ip link set "$IF_B" up
 }
 
+# vrnic_pair_setup: after veth_setup, vrnic0 on $IF_A in $NS_A and vrnic1
+# on $IF_B in $NS_B (a stage of the test), deleted at exit; bails out if
+# either cannot be created.
+vrnic_pair_setup() {
+	run_stage "vrnic0 on $IF_A ($NS_A), vrnic1 on $IF_B ($NS_B)" sh -c \
+		"ip netns exec $NS_A rdma link add vrnic0 type vrnic netdev $IF_A &&
+		 ip netns exec $NS_B rdma link add vrnic1 type vrnic netdev $IF_B" ||
+		ktap_bail "no devices"
+	defer in_a rdma link delete vrnic0
+	defer in_b rdma link delete vrnic1
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	local end=$((SECONDS + $1))
