@@ -27,7 +27,8 @@
  *    genetlink core answers -EOPNOTSUPP.
  *  - The family carries only what no standard interface does: port
  *    counters are ib_core's hw stats ("rdma statistic show link"), the
- *    GID table is ib_core's sysfs (/sys/class/infiniband/DEV/ports/N/gids).
+ *    GID table is ib_core's sysfs (/sys/class/infiniband/DEV/ports/N/gids),
+ *    bound per-QP counters ib_core's "rdma statistic qp".
  *  - SET commands need CAP_NET_ADMIN.  Each change is announced on the
  *    VRNIC_GENL_MCGRP_CONFIG multicast group with VRNIC_CMD_CONFIG_NTF.
  */
@@ -62,7 +63,9 @@
  *	link DEV/1")
  * @VRNIC_CMD_QP_STATS_GET: per-QP counters.  do: DEV_NAME and QPN, one
  *	QP; dump: every QP (of DEV_NAME's device if given), one message per
- *	QP: DEV_NAME, DEV_INDEX, QPN, COUNTERS.
+ *	QP: DEV_NAME, DEV_INDEX, QPN, COUNTERS.  An unprivileged caller sees
+ *	only the QPs of its own processes.  (ib_core's "rdma statistic qp"
+ *	reports bound QPs only, and to every user.)
  * @VRNIC_CMD_CONFIG_NTF: notification only, sent to the "config" group
  *	after a successful SET: DEV_NAME, DEV_INDEX and the changed object's
  *	nest (LIMITS, QOS or DCQCN) with all its new values, as in the GET
