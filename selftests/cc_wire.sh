@@ -347,12 +347,7 @@ for m in sch_ingress cls_u32 cls_basic em_cmp em_meta act_pedit act_csum act_gac
 	modprobe "$m" 2>/dev/null
 done
 veth_setup || ktap_bail "cannot build the two hosts"
-run_stage "vrnic0 on $IF_A ($NS_A), vrnic1 on $IF_B ($NS_B)" sh -c \
-	"ip netns exec $NS_A rdma link add vrnic0 type vrnic netdev $IF_A &&
-	 ip netns exec $NS_B rdma link add vrnic1 type vrnic netdev $IF_B" ||
-	ktap_bail "no devices"
-defer in_a rdma link delete vrnic0
-defer in_b rdma link delete vrnic1
+vrnic_pair_setup
 if ! { GA=$(roce_gid_wait vrnic0 "$IP_A") && GB=$(roce_gid_wait vrnic1 "$IP_B") &&
 	G6A=$(roce_gid_wait vrnic0 "$IP6_A") && G6B=$(roce_gid_wait vrnic1 "$IP6_B"); }; then
 	ktap_bail "RoCE v2 GIDs missing"
