@@ -40,10 +40,7 @@ void vrnic_comp_error(struct vrnic_qp *qp)
 	xp->sq_err = true;
 	vrnic_comp_stop_timers(qp);
 	vrnic_sq_flush(qp);
-	xp->send_idx = vrnic_sq_cons(qp);
-	xp->init_idx = xp->send_idx;
-	xp->send_off = 0;
-	xp->rd_atomic_out = 0;
+	vrnic_req_cursor_reset(qp);
 }
 
 /* A WQE failed: the QP goes to ERR, the receive side flushes too. */

@@ -500,6 +500,26 @@ int vrnic_mr_atomic_write(struct vrnic_mr *mr, u64 iova, const u8 *data)
 }
 
 /**
+ * vrnic_dma_seek - place the cursor of a data segment @off bytes in
+ * @dma: data segment of a WQE (length already validated by verbs)
+ * @off: offset, at most @dma->length
+ */
+void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
+{
+	u32 i = 0;
+
+	dma->resid = dma->length - off;
+	if (dma->num_sge) {
+		while (i < dma->num_sge - 1 && off >= dma->sge[i].length) {
+			off -= dma->sge[i].length;
+			i++;
+		}
+	}
+	dma->cur_sge = i;
+	dma->sge_offset = off;
+}
+
+/**
  * vrnic_dma_copy - move data between @buf and a WQE's SGE list
  * @pd: the QP's PD
  * @dma: the data segment; its cursor advances by @len

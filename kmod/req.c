@@ -31,8 +31,6 @@
 /* Ask for an ACK at least every this many packets. */
 #define VRNIC_ACKREQ_EVERY	32
 
-struct workqueue_struct *vrnic_wq;
-
 static bool vrnic_req_started(struct vrnic_qp *qp, u32 idx)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
@@ -41,35 +39,18 @@ static bool vrnic_req_started(struct vrnic_qp *qp, u32 idx)
 	return ((idx - cons) & mask) < ((xp->init_idx - cons) & mask);
 }
 
-/**
- * vrnic_dma_seek - place the cursor of a data segment @off bytes in
- * @dma: data segment of a WQE (length already validated by verbs)
- * @off: offset, at most @dma->length
+/*
+ * Forget what the requester sent: it starts again at the oldest WQE of
+ * the SQ, none of them started.  @sq_lock held, or the QP not running.
  */
-void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
+void vrnic_req_cursor_reset(struct vrnic_qp *qp)
 {
-	u32 i = 0;
+	struct vrnic_qp_xport *xp = &qp->xport;
 
-	dma->resid = dma->length - off;
-	if (dma->num_sge) {
-		while (i < dma->num_sge - 1 && off >= dma->sge[i].length) {
-			off -= dma->sge[i].length;
-			i++;
-		}
-	}
-	dma->cur_sge = i;
-	dma->sge_offset = off;
-}
-
-/* Payload bytes per packet: the path MTU (RC, UC), the port MTU (UD). */
-u32 vrnic_qp_mtu(struct vrnic_qp *qp)
-{
-	struct net_device *ndev = vrnic_qp_dev(qp)->ndev;
-
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
-		return qp->xport.mtu;
-	/* UD: the port MTU, as query_port reports it. */
-	return ib_mtu_enum_to_int(vrnic_ndev_active_mtu(ndev));
+	xp->send_idx = vrnic_sq_cons(qp);
+	xp->init_idx = xp->send_idx;
+	xp->send_off = 0;
+	xp->rd_atomic_out = 0;
 }
 
 /* IBA 9.7.6.1.3: local ACK timeout is 4.096 us * 2^timeout. */
@@ -603,18 +584,6 @@ void vrnic_req_schedule(struct vrnic_qp *qp)
 	queue_work_on(cpu, vrnic_wq, &qp->xport.req_work);
 }
 
-/**
- * vrnic_resp_schedule - run the responder's work item
- * @qp: the QP
- *
- * Refused once vrnic_xport_stop() has begun (see transport.h).
- */
-void vrnic_resp_schedule(struct vrnic_qp *qp)
-{
-	if (!READ_ONCE(qp->xport.stopped))
-		queue_work(vrnic_wq, &qp->xport.resp_work);
-}
-
 /*
  * May the requester send from this CPU?  Software links (veth, the
  * loopback device) queue a packet on the sending CPU's backlog and
@@ -785,7 +754,7 @@ static bool vrnic_req_seek(struct vrnic_qp *qp, u32 psn)
  * sent; VRNIC_MIN_INFLIGHT after a timeout.  Where nothing is lost (a
  * lossless fabric) it stays at VRNIC_MAX_INFLIGHT.  @sq_lock held.
  */
-static void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
+void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 {
 	xp->window = VRNIC_MAX_INFLIGHT;
 	xp->ssthresh = VRNIC_MAX_INFLIGHT;
@@ -1079,264 +1048,4 @@ void vrnic_req_rnr_timer(struct timer_list *t)
 	spin_unlock_bh(&xp->sq_lock);
 	/* Runs the requester anyway, a pending kick's run included. */
 	vrnic_req_schedule(qp);
-}
-
-/* ------------------------------------------------------------------ */
-/* QP life cycle hooks (called by qp.c, process context).             */
-
-int vrnic_xport_init(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	int err;
-
-	err = dst_cache_init(&xp->dst_cache, GFP_KERNEL_ACCOUNT);
-	if (err)
-		return err;
-	spin_lock_init(&xp->sq_lock);
-	spin_lock_init(&xp->rq_lock);
-	timer_setup(&xp->retrans_timer, vrnic_req_retrans_timer, 0);
-	timer_setup(&xp->rnr_timer, vrnic_req_rnr_timer, 0);
-	INIT_WORK(&xp->req_work, vrnic_req_work);
-	INIT_WORK(&xp->resp_work, vrnic_resp_work);
-	skb_queue_head_init(&xp->backlog);
-	skb_queue_head_init(&xp->ooo);
-	vrnic_cc_init(qp);
-	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
-	vrnic_req_loss_reset(xp);
-	xp->tx_cpu = -1;
-	xp->send_idx = vrnic_sq_cons(qp);
-	xp->init_idx = xp->send_idx;
-	xp->stopped = true;	/* a new QP is in RESET */
-	return 0;
-}
-
-/* Responder resources sized by max_dest_rd_atomic (at least one). */
-static int vrnic_xport_resize_res(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	u32 n = max_t(u32, qp->attr.max_dest_rd_atomic, 1);
-	struct vrnic_rdres *res, *old;
-
-	if (n == xp->nres)
-		return 0;
-	res = kcalloc(n, sizeof(*res), GFP_KERNEL_ACCOUNT);
-	if (!res)
-		return -ENOMEM;
-	spin_lock_bh(&xp->rq_lock);
-	old = xp->res;
-	xp->res = res;
-	xp->nres = n;
-	xp->res_head = 0;
-	xp->res_cur = NULL;
-	spin_unlock_bh(&xp->rq_lock);
-	kfree(old);
-	return 0;
-}
-
-/**
- * vrnic_xport_lock - hold both engine locks (path attribute writers)
- * @qp: the QP; process context
- *
- * See "Path attributes" in transport.h.  Nests qp->state_lock inside.
- */
-void vrnic_xport_lock(struct vrnic_qp *qp)
-	__acquires(&qp->xport.sq_lock) __acquires(&qp->xport.rq_lock)
-{
-	spin_lock_bh(&qp->xport.sq_lock);
-	spin_lock(&qp->xport.rq_lock);
-}
-
-void vrnic_xport_unlock(struct vrnic_qp *qp)
-	__releases(&qp->xport.rq_lock) __releases(&qp->xport.sq_lock)
-{
-	spin_unlock(&qp->xport.rq_lock);
-	if (vrnic_sq_unlock(qp))
-		vrnic_req_schedule(qp);
-}
-
-/**
- * vrnic_xport_stop - stop the engines before RESET or destroy
- * @qp: the QP; process context, modify_qp or destroy_qp
- *
- * Step 2 of the lifetime rule in transport.h.  On return no timer is
- * pending or running, no work item is queued or running, and none will
- * be until vrnic_xport_modify() leaves RESET.
- */
-void vrnic_xport_stop(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-
-	vrnic_xport_lock(qp);
-	xp->stopped = true;
-	vrnic_xport_unlock(qp);
-
-	/* Timers first: their callbacks may queue the work items. */
-	del_timer_sync(&xp->retrans_timer);
-	del_timer_sync(&xp->rnr_timer);
-	vrnic_cc_stop(qp);
-	cancel_work_sync(&xp->req_work);
-	cancel_work_sync(&xp->resp_work);
-}
-
-/*
- * Enter RESET (IBA 10.3.1): empty the rings and forget the transport
- * state.  The engines are stopped (vrnic_xport_stop()); the locks keep
- * out receive paths that looked the QP up before it left RTS.
- */
-static void vrnic_xport_reset(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-
-	vrnic_xport_lock(qp);
-	vrnic_qp_reset_queues(qp);
-	xp->send_idx = vrnic_sq_cons(qp);
-	xp->init_idx = xp->send_idx;
-	xp->send_off = 0;
-	xp->rd_atomic_out = 0;
-	xp->noack_pkts = 0;
-	vrnic_req_loss_reset(xp);
-	xp->rnr_wait = false;
-	xp->sq_err = false;
-	xp->sqd_pending = false;
-
-	xp->msn = 0;
-	xp->in_msg = false;
-	xp->nak_sent = false;
-	xp->ack_deferred = false;
-	xp->resp_busy = false;
-	xp->res_cur = NULL;
-	if (xp->res)
-		memset(xp->res, 0, xp->nres * sizeof(*xp->res));
-	__skb_queue_purge(&xp->backlog);
-	__skb_queue_purge(&xp->ooo);
-	vrnic_cc_reset(qp);
-	vrnic_xport_unlock(qp);
-}
-
-/**
- * vrnic_xport_modify - apply modify_qp to the transport
- * @qp: the QP; qp->attr and qp->state already hold the new values
- * @attr: the attributes as passed to modify_qp
- * @mask: IB_QP_* attributes that changed
- *
- * Entering RESET, the caller stopped the engines first
- * (vrnic_xport_stop()).
- * Return: 0 or -ENOMEM.
- */
-int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
-		       int mask)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	int err;
-
-	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET)
-		vrnic_xport_reset(qp);
-
-	/* Path attributes: both locks, see transport.h. */
-	vrnic_xport_lock(qp);
-	if (mask & IB_QP_PATH_MTU)
-		xp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
-		xp->sport = vrnic_sport(qp->av.flow_label, qp->ibqp.qp_num,
-					qp->attr.dest_qp_num);
-		/* No user of the cache can run: dst_cache_reset()'s rule. */
-		dst_cache_reset(&xp->dst_cache);
-		vrnic_cc_path_changed(qp);
-	}
-	if (mask & IB_QP_RQ_PSN) {
-		xp->epsn = qp->attr.rq_psn & VRNIC_PSN_MASK;
-		xp->in_msg = false;
-		xp->nak_sent = false;
-		__skb_queue_purge(&xp->ooo);
-	}
-	/* Leaving RESET: the engines may run again (and flush on ERR). */
-	if ((mask & IB_QP_STATE) && attr->qp_state != IB_QPS_RESET)
-		xp->stopped = false;
-	vrnic_xport_unlock(qp);
-
-	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) || !xp->res) {
-		err = vrnic_xport_resize_res(qp);
-		if (err)
-			return err;
-	}
-
-	spin_lock_bh(&xp->sq_lock);
-	if (mask & IB_QP_SQ_PSN) {
-		xp->req_psn = qp->attr.sq_psn & VRNIC_PSN_MASK;
-		xp->comp_psn = xp->req_psn;
-		xp->max_psn = xp->req_psn;
-		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
-		vrnic_req_loss_reset(xp);
-	}
-	if (mask & IB_QP_RETRY_CNT)
-		xp->retry_left = qp->attr.retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		xp->rnr_left = qp->attr.rnr_retry;
-	if (mask & IB_QP_STATE) {
-		/* IBA 11.2.5.2: the event only when asked for. */
-		xp->sqd_pending = attr->qp_state == IB_QPS_SQD &&
-				  (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
-				  attr->en_sqd_async_notify;
-		/* Nothing outstanding: drained right away. */
-		vrnic_comp_sq_drained(qp);
-	}
-	if (vrnic_sq_unlock(qp))
-		vrnic_req_schedule(qp);
-
-	if (mask & IB_QP_STATE) {
-		switch (attr->qp_state) {
-		case IB_QPS_ERR:
-			/* Flush both queues from the engines' own context. */
-			vrnic_resp_schedule(qp);
-			fallthrough;
-		case IB_QPS_RTS:
-			vrnic_req_schedule(qp);
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
-}
-
-/**
- * vrnic_xport_destroy - stop the engines of a QP and free their state
- * @qp: the QP, out of the QPN table with no lookup reference left (steps
- *	1 and 2 of the lifetime rule in transport.h)
- */
-void vrnic_xport_destroy(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-
-	vrnic_xport_stop(qp);
-	__skb_queue_purge(&xp->backlog);
-	__skb_queue_purge(&xp->ooo);
-	dst_cache_destroy(&xp->dst_cache);
-	kfree(xp->res);
-	xp->res = NULL;
-	xp->nres = 0;
-}
-
-int __init vrnic_wire_init(void)
-{
-	int err;
-
-	vrnic_opcode_init();
-	vrnic_loop_init();
-	err = vrnic_icrc_init();
-	if (err)
-		return err;
-	vrnic_wq = alloc_workqueue("vrnic", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
-	if (!vrnic_wq) {
-		vrnic_icrc_exit();
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void vrnic_wire_exit(void)
-{
-	vrnic_loop_exit();
-	destroy_workqueue(vrnic_wq);
-	vrnic_icrc_exit();
 }

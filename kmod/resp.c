@@ -1150,6 +1150,18 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		consume_skb(skb);
 }
 
+/**
+ * vrnic_resp_schedule - run the responder's work item
+ * @qp: the QP
+ *
+ * Refused once vrnic_xport_stop() has begun (see transport.h).
+ */
+void vrnic_resp_schedule(struct vrnic_qp *qp)
+{
+	if (!READ_ONCE(qp->xport.stopped))
+		queue_work(vrnic_wq, &qp->xport.resp_work);
+}
+
 /* The responder's work item: finish a long READ, then the backlog. */
 void vrnic_resp_work(struct work_struct *work)
 {

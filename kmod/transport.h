@@ -275,7 +275,7 @@ static inline u32 vrnic_npkts(u32 len, u32 mtu)
 	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
-/* Module init/exit (called from main.c). */
+/* Module init/exit (xport.c, called from main.c). */
 int vrnic_wire_init(void);
 void vrnic_wire_exit(void);
 
@@ -291,8 +291,11 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
-/* req.c */
+/* xport.c */
 extern struct workqueue_struct *vrnic_wq;
+u32 vrnic_qp_mtu(struct vrnic_qp *qp);
+
+/* req.c */
 bool vrnic_wr_is_wire(u32 opcode);
 bool vrnic_wr_is_rd_atomic(u32 opcode);
 bool vrnic_wr_has_resp_data(u32 opcode);
@@ -306,9 +309,8 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
-u32 vrnic_qp_mtu(struct vrnic_qp *qp);
-struct vrnic_dma;
-void vrnic_dma_seek(struct vrnic_dma *dma, u32 off);
+void vrnic_req_loss_reset(struct vrnic_qp_xport *xp);
+void vrnic_req_cursor_reset(struct vrnic_qp *qp);
 
 /* comp.c */
 void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);

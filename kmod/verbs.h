@@ -612,6 +612,9 @@ int vrnic_mr_atomic_write(struct vrnic_mr *mr, u64 iova, const u8 *data);
 int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 		   u32 len, enum vrnic_copy_dir dir);
 
+/* Place @dma's cursor @off bytes in (at most its length). */
+void vrnic_dma_seek(struct vrnic_dma *dma, u32 off);
+
 /*
  * Fast registration and invalidation, executed in order by the wire:
  * IB_WR_REG_MR (requester, kernel QPs only) -> vrnic_mr_fast_reg(qp,
