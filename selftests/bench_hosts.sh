@@ -20,6 +20,14 @@
 #    2%) on A's end of the link, against the same run without loss: the
 #    bandwidth kept, retransmitted packets against netem's drops.
 #
+# BENCH_ROWS (an extended regex, default all) keeps the rows whose name
+# matches it (write_bw_64KiB_q4, randread_4KiB_qd1, loss_lossy, ...), and
+# BENCH_DRIVERS (default "rxe vrnic") the drivers: to look into one row.
+# BENCH_DIAG=1 saves the link's qdisc and interface statistics and the
+# RDMA port counters of both ends around every perftest run (LOG.diag);
+# BENCH_PROFILE=1 samples both guests' CPUs with perf during it
+# (LOG.prof.A, LOG.prof.B: the busiest functions).
+#
 # CPU cost: the busy time (user, nice, system, irq, softirq, steal of
 # /proc/stat) both guests spent during a row, in seconds per GiB of
 # payload (message size x iterations x QPs; fio's bytes read).  perftest
@@ -55,6 +63,8 @@ REPS=${BENCH_REPS:-3}
 TMO=${BENCH_TIMEOUT:-180}
 LOSS=${BENCH_LOSS:-2%}
 FIO_S=${BENCH_FIO_SECONDS:-10}
+ROWS_RE=${BENCH_ROWS:-.}
+read -r -a DRIVERS <<<"${BENCH_DRIVERS:-rxe vrnic}"
 PORT=18700
 
 # link_up ADDR ADDR6: the NIC QEMU joined to the other guest (MAC
@@ -129,9 +139,51 @@ cpu_per_gib() {
 		'BEGIN { if (n > 0) printf "%.3f\n", b / hz / (n / 1073741824); else print "nan" }'
 }
 
+# diag: what a row did to the link and the port counters, both ends.
+DIAG_CMD='tc -s qdisc show dev LINK; ip -s link show dev LINK
+	grep . /sys/class/infiniband/*/ports/1/hw_counters/* 2>/dev/null | sed "s|.*/||"
+	grep -E "^(Udp|Ip):" /proc/net/snmp'
+diag() {
+	[[ ${BENCH_DIAG:-0} == 1 ]] || return 0
+	echo "== A $1"
+	bash -c "${DIAG_CMD//LINK/$LINK}" 2>&1
+	echo "== B $1"
+	peer run 10 "${DIAG_CMD//LINK/$LINK}" 2>&1
+}
+
+# prof_start / prof_stop LOG: perf's flat profile of both guests while a
+# client runs (CLIENT_WRAP on A; on B, until prof_stop ends its sleep).
+# A system-wide perf record without a workload, stopped by SIGINT,
+# sampled next to nothing in these guests: each records over a command.
+PROF='perf record -a -F 499 -o /tmp/bench.perf.data --'
+PROF_REPORT='perf report -i /tmp/bench.perf.data --stdio --no-children --sort dso,sym 2>/dev/null | grep -v "^#" | grep . | head -n 60'
+CLIENT_WRAP=()
+prof_start() {
+	[[ ${BENCH_PROFILE:-0} == 1 ]] || return 0
+	read -r -a CLIENT_WRAP <<<"command $PROF"
+	peer start prof 0 "$PROF sleep 86400" >/dev/null
+}
+prof_stop() {
+	[[ ${BENCH_PROFILE:-0} == 1 ]] || return 0
+	peer run 10 "pkill -f '^sleep 86400$'" >/dev/null
+	peer wait prof 120 >/dev/null
+	bash -c "$PROF_REPORT" >"$1.prof.A"
+	peer run 300 "$PROF_REPORT" >"$1.prof.B"
+}
+
 # vrnic's retransmits counter on A (the requester of every row).
 retransmits() {
 	cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/retransmits" 2>/dev/null || echo 0
+}
+
+# wanted NAME...: any of these rows selected by BENCH_ROWS?
+wanted() {
+	local n
+
+	for n in "$@"; do
+		[[ $n =~ $ROWS_RE ]] && return 0
+	done
+	return 1
 }
 
 row() {
@@ -183,16 +235,19 @@ perf() {
 	# perftest has no events mode for WRITE ("Events feature not
 	# available on WRITE verb"): its client polls.
 	[[ $tool == ib_write_bw ]] && unset 'opts[-1]'
-	if ! peer start srv 0 "timeout $TMO $tool -d $DEV -x $pgid ${opts[*]}" >/dev/null ||
-		! wait_for 30 peer run 5 "ss -Hltn 'sport = :$PORT' | grep -q ."; then
+	if ! peer start srv "$PORT" "timeout $TMO $tool -d $DEV -x $pgid ${opts[*]}" >/dev/null; then
 		echo "  $label $name: the server on B did not start"
 		return 1
 	fi
+	diag before >"$log.diag"
+	prof_start
 	x0=$(retransmits)
 	b0=$(cpu_busy)
-	timeout "$TMO" "$tool" -d "$DEV" -x "$lgid" "${opts[@]}" "$PEER_IP" >"$log" 2>&1 || rc=$?
+	"${CLIENT_WRAP[@]}" timeout "$TMO" "$tool" -d "$DEV" -x "$lgid" "${opts[@]}" "$PEER_IP" >"$log" 2>&1 || rc=$?
 	b1=$(cpu_busy)
 	x1=$(retransmits)
+	prof_stop "$log"
+	diag after >>"$log.diag"
 	RESENT=$((x1 - x0))
 	# A failed client leaves the server waiting: stop it soon.
 	peer wait srv "$( ((rc)) && echo 5 || echo "$TMO")" >"$log.server" 2>&1
@@ -231,6 +286,7 @@ perf_rows() {
 
 	for r in "$@"; do
 		read -r name tool size iters qps ipver <<<"$r"
+		wanted "$name" || continue
 		iters=$((iters * SCALE))
 		row "$name" "$tool" "$size" "$iters" "$qps" "$mtu" "$ipver" MB/s
 		perf "$name" "$tool" "$size" "$iters" "$qps" "$ipver"
@@ -242,6 +298,7 @@ perf_rows() {
 loss_rows() {
 	local iters=$((500 * SCALE)) d
 
+	wanted loss_clean loss_lossy || return 0
 	row loss_clean ib_write_bw 65536 "$iters" 1 1500 4 MB/s
 	row loss_lossy ib_write_bw 65536 "$iters" 1 1500 4 MB/s
 	perf loss_clean ib_write_bw 65536 "$iters" 1 4
@@ -285,6 +342,7 @@ nvmet_unport() {
 fio_row() {
 	local label=$1 name=$2 rw=$3 bs=$4 qd=$5 log b0 b1 iops lat bw bytes
 
+	wanted "$name" || return 0
 	log=$LOGS/$name-$label-$ROUND.json
 	b0=$(cpu_busy)
 	fio --name="$name" --filename="$NVME_DEV" --direct=1 --ioengine=libaio --rw="$rw" \
@@ -308,6 +366,7 @@ fio_row() {
 nvme_rows() {
 	local label=$1 tr=$2 id=1 d
 
+	wanted randread_4KiB_qd1 randread_4KiB_qd32 read_128KiB_qd16 || return 0
 	[[ $tr == tcp ]] && id=2
 	nvmet_port "$id" "$tr" || { echo "  $label: no nvmet $tr port"; return 1; }
 	if nvme connect -t "$tr" -a "$PEER_IP" -s 4420 -n "$NQN" >/dev/null; then
@@ -373,8 +432,8 @@ row memcpy dd 1048576 256 1 0 0 MB/s
 
 nvmet_setup || { echo "no NVMe target on B"; exit 1; }
 for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
-	order=(rxe vrnic)
-	((ROUND % 2)) || order=(vrnic rxe)
+	order=("${DRIVERS[@]}")
+	((ROUND % 2)) || order=("${DRIVERS[@]:1}" "${DRIVERS[0]}")
 	echo "# round $ROUND of $REPS: ${order[*]}"
 	both "ip link set dev $LINK mtu 1500"
 	nvme_rows tcp tcp
@@ -383,6 +442,7 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 		perf_rows 1500 "${ROWS_1500[@]}"
 		nvme_rows "$DRIVER" rdma
 		[[ $DRIVER == vrnic ]] && loss_rows
+		wanted "${ROWS_9000[@]%% *}" || continue
 		dev_add "$DRIVER" 9000 || { echo "  $DRIVER: no devices at MTU 9000"; continue; }
 		perf_rows 9000 "${ROWS_9000[@]}"
 	done
