@@ -191,9 +191,7 @@ static bool vrnic_comp_read_resp(struct vrnic_qp *qp, struct sk_buff *skb,
 	if (wqe->dma.length - wqe->dma.resid != off)
 		vrnic_dma_seek(&wqe->dma, off);
 	if (want) {
-		err = vrnic_dma_copy(qp->pd, &wqe->dma,
-				     pkt->hdr + vrnic_opcode[pkt->opcode].length,
-				     want, VRNIC_TO_MR);
+		err = vrnic_pkt_to_dma(skb, qp->pd, &wqe->dma);
 		if (err) {
 			vrnic_comp_fail_head(qp, err == -ENOSPC ?
 					     IB_WC_LOC_LEN_ERR :

@@ -19,6 +19,7 @@
  * of 79 bytes or more and crc32_le() below that).
  */
 #include <linux/crc32.h>
+#include <linux/skbuff.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -46,17 +47,41 @@ static u32 vrnic_crc32(u32 crc, const void *buf, size_t len)
 	return crc;
 }
 
+/* Continue @crc over @len bytes of @skb from @offset (of skb->data). */
+static u32 vrnic_crc32_skb(u32 crc, const struct sk_buff *skb, u32 offset,
+			   u32 len)
+{
+	struct skb_seq_state st;
+	unsigned int n, done = 0;
+	const u8 *data;
+
+	if (offset + len <= skb_headlen(skb))
+		return vrnic_crc32(crc, skb->data + offset, len);
+	skb_prepare_seq_read((struct sk_buff *)skb, offset, offset + len, &st);
+	while ((n = skb_seq_read(done, &data, &st))) {
+		/* The last run may reach past @len. */
+		n = min(n, len - done);
+		crc = vrnic_crc32(crc, data, n);
+		done += n;
+		if (done == len) {
+			skb_abort_seq_read(&st);
+			break;
+		}
+	}
+	return crc;
+}
+
 /**
  * vrnic_icrc_compute - ICRC of a RoCEv2 packet
  * @skb: packet whose network and transport headers are set and whose UDP
  *	header is immediately followed by the BTH at @bth
- * @bth: start of the BTH
- * @len: bytes from the BTH up to, not including, the ICRC
+ * @bth: start of the BTH, in the linear area
+ * @len: bytes from the BTH up to, not including, the ICRC; those past
+ *	the BTH may lie in the skb's fragments
  *
- * The caller guarantees @len bytes at @bth are in the linear area.
  * Return: the value to put (little endian) in the ICRC field.
  */
-u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len)
+u32 vrnic_icrc_compute(const struct sk_buff *skb, const u8 *bth, u32 len)
 {
 	u8 pseudo[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 		  VRNIC_BTH_BYTES];
@@ -89,8 +114,23 @@ u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len)
 
 	crc = vrnic_crc32(vrnic_crc_seed, pseudo,
 			  iplen + sizeof(*udph) + VRNIC_BTH_BYTES);
-	crc = vrnic_crc32(crc, bth + VRNIC_BTH_BYTES, len - VRNIC_BTH_BYTES);
+	crc = vrnic_crc32_skb(crc, skb, bth + VRNIC_BTH_BYTES - skb->data,
+			      len - VRNIC_BTH_BYTES);
 	return ~crc;
+}
+
+/**
+ * vrnic_icrc_ok - does a received packet carry the right ICRC?
+ * @skb, @bth, @len: as for vrnic_icrc_compute(); the ICRC follows the
+ *	@len bytes, in the linear area or not
+ */
+bool vrnic_icrc_ok(const struct sk_buff *skb, const u8 *bth, u32 len)
+{
+	__le32 icrc;
+
+	if (skb_copy_bits(skb, bth + len - skb->data, &icrc, sizeof(icrc)))
+		return false;
+	return vrnic_icrc_compute(skb, bth, len) == le32_to_cpu(icrc);
 }
 
 int vrnic_icrc_init(void)

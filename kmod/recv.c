@@ -179,9 +179,7 @@ static int vrnic_rcv_cnp(struct vrnic_dev *vdev, struct sk_buff *skb,
 	    bth_pad(bth))
 		goto drop;
 	reason = VRNIC_CNT_ICRC_ERRORS;
-	if (!local &&
-	    vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
-	    get_unaligned_le32((u8 *)bth + len - VRNIC_ICRC_BYTES))
+	if (!local && !vrnic_icrc_ok(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES))
 		goto drop;
 	reason = VRNIC_CNT_DROP_BAD_PKEY;
 	if (!vrnic_pkey_ok(bth_pkey(bth)))
@@ -236,22 +234,37 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	struct vrnic_pkt *pkt;
 	struct vrnic_qp *qp;
 	struct vrnic_bth *bth;
-	u32 ulen, len, hlen, pad;
+	u32 ulen, len, hlen, pad, udp_off;
 	u8 opcode, dsfield;
 
+	/*
+	 * The headers go to the linear area; the payload may stay in the
+	 * skb's fragments (a NIC's receive pages), from where the ICRC
+	 * and the copy into the destination read it: linearizing would
+	 * copy every byte once more.
+	 */
 	reason = VRNIC_CNT_DROP_MALFORMED;
-	if (skb_linearize(skb))
+	if (skb_transport_offset(skb) < 0)
+		goto drop;
+	udp_off = skb_transport_offset(skb);
+	if (!pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
+				VRNIC_BTH_BYTES))
 		goto drop;
 	ulen = ntohs(udp_hdr(skb)->len);
 	if (ulen < sizeof(struct udphdr) + VRNIC_BTH_BYTES + VRNIC_ICRC_BYTES ||
-	    skb_transport_header(skb) + ulen > skb_tail_pointer(skb))
+	    udp_off + ulen > skb->len)
 		goto drop;
 	bth = (struct vrnic_bth *)(udp_hdr(skb) + 1);
 	len = ulen - sizeof(struct udphdr);	/* BTH through ICRC */
 
 	opcode = bth_opcode(bth);
-	if (opcode == VRNIC_OPCODE_CNP)
-		return vrnic_rcv_cnp(vdev, skb, bth, len, local);
+	if (opcode == VRNIC_OPCODE_CNP) {
+		/* A few dozen bytes: simplest read in one piece. */
+		if (skb_linearize(skb))
+			goto drop;
+		return vrnic_rcv_cnp(vdev, skb, (void *)(udp_hdr(skb) + 1),
+				     len, local);
+	}
 	info = &vrnic_opcode[opcode];
 	if (!info->name)
 		goto drop;
@@ -260,11 +273,17 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	if (bth_tver(bth) != VRNIC_BTH_TVER ||
 	    len < hlen + pad + VRNIC_ICRC_BYTES)
 		goto drop;
+	/*
+	 * Every header, and the 8 bytes an ATOMIC WRITE stores at once,
+	 * in the linear area.  The pull may move it: find the BTH again.
+	 */
+	if (!pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
+				min_t(u32, len, hlen + sizeof(u64))))
+		goto drop;
+	bth = (struct vrnic_bth *)(udp_hdr(skb) + 1);
 
 	reason = VRNIC_CNT_ICRC_ERRORS;
-	if (!local &&
-	    vrnic_icrc_compute(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES) !=
-	    get_unaligned_le32((u8 *)bth + len - VRNIC_ICRC_BYTES))
+	if (!local && !vrnic_icrc_ok(skb, (u8 *)bth, len - VRNIC_ICRC_BYTES))
 		goto drop;
 
 	/* From here on the headers are what the sender wrote. */
@@ -316,6 +335,7 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	pkt->mask = info->mask;
 	pkt->psn = bth_psn(bth);
 	pkt->paylen = len;
+	pkt->payoff = (u8 *)bth + hlen - skb->data;
 	pkt->opcode = opcode;
 	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
 
@@ -341,4 +361,88 @@ drop:
 	ib_device_put(&vdev->ibdev);
 	kfree_skb(skb);
 	return 0;
+}
+
+/*
+ * Call @fn for each contiguous run of @skb's payload (vrnic_rcv_dev() set
+ * pkt->payoff and paylen): the linear area, then each fragment; @off is
+ * the run's offset in the payload.  Stops at the first error.
+ */
+static int vrnic_pkt_walk(struct sk_buff *skb,
+			  int (*fn)(void *ctx, const u8 *data, u32 off, u32 n),
+			  void *ctx)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+	int err;
+
+	if (pkt->payoff + pkt->paylen <= skb_headlen(skb))
+		return fn(ctx, skb->data + pkt->payoff, 0, pkt->paylen);
+	skb_prepare_seq_read(skb, pkt->payoff, pkt->payoff + pkt->paylen, &st);
+	while ((n = skb_seq_read(done, &data, &st))) {
+		/* The last run may reach past the payload (pad, ICRC). */
+		n = min(n, pkt->paylen - done);
+		err = fn(ctx, data, done, n);
+		done += n;
+		if (err || done == pkt->paylen) {
+			skb_abort_seq_read(&st);
+			return err;
+		}
+	}
+	return 0;
+}
+
+struct vrnic_to_dma {
+	struct vrnic_pd *pd;
+	struct vrnic_dma *dma;
+};
+
+static int vrnic_run_to_dma(void *ctx, const u8 *data, u32 off, u32 n)
+{
+	struct vrnic_to_dma *to = ctx;
+
+	/* VRNIC_TO_MR only reads the buffer. */
+	return vrnic_dma_copy(to->pd, to->dma, (void *)data, n, VRNIC_TO_MR);
+}
+
+/**
+ * vrnic_pkt_to_dma - scatter a received packet's payload into a WQE
+ * @skb: the packet
+ * @pd, @dma: as for vrnic_dma_copy(), VRNIC_TO_MR
+ *
+ * Return: 0 or vrnic_dma_copy()'s error.
+ */
+int vrnic_pkt_to_dma(struct sk_buff *skb, struct vrnic_pd *pd,
+		     struct vrnic_dma *dma)
+{
+	struct vrnic_to_dma to = { .pd = pd, .dma = dma };
+
+	return vrnic_pkt_walk(skb, vrnic_run_to_dma, &to);
+}
+
+struct vrnic_to_mr {
+	struct vrnic_mr *mr;
+	u64 iova;
+};
+
+static int vrnic_run_to_mr(void *ctx, const u8 *data, u32 off, u32 n)
+{
+	struct vrnic_to_mr *to = ctx;
+
+	vrnic_mr_copy(to->mr, to->iova + off, (void *)data, n, VRNIC_TO_MR);
+	return 0;
+}
+
+/**
+ * vrnic_pkt_to_mr - place a received packet's payload at @iova in @mr
+ * @skb: the packet
+ * @mr, @iova: as for vrnic_mr_copy(), VRNIC_TO_MR, for paylen bytes
+ */
+void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova)
+{
+	struct vrnic_to_mr to = { .mr = mr, .iova = iova };
+
+	vrnic_pkt_walk(skb, vrnic_run_to_mr, &to);
 }

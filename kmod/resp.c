@@ -36,7 +36,12 @@ enum vrnic_resp_res {
 	RESP_ERR,		/* local error already completed: QP to ERR */
 };
 
-static inline void *vrnic_payload(struct vrnic_pkt *pkt)
+/*
+ * The first 8 payload bytes, which vrnic_rcv_dev() puts in the linear
+ * area (an ATOMIC WRITE's whole payload); the rest may be in fragments:
+ * vrnic_pkt_to_dma() and vrnic_pkt_to_mr() read all of it.
+ */
+static inline void *vrnic_payload8(struct vrnic_pkt *pkt)
 {
 	return pkt->hdr + vrnic_opcode[pkt->opcode].length;
 }
@@ -211,8 +216,7 @@ static int vrnic_resp_send(struct vrnic_qp *qp, struct sk_buff *skb)
 		return RESP_NAK_INV;
 	}
 	if (pkt->paylen) {
-		err = vrnic_dma_copy(qp->pd, &rwqe->dma, vrnic_payload(pkt),
-				     pkt->paylen, VRNIC_TO_MR);
+		err = vrnic_pkt_to_dma(skb, qp->pd, &rwqe->dma);
 		if (err) {
 			vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_PROT_ERR);
 			return RESP_NAK_OP;
@@ -300,8 +304,7 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 				    IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))
 			return RESP_NAK_ACC;
-		vrnic_mr_copy(mr, xp->wr_va, vrnic_payload(pkt), pkt->paylen,
-			      VRNIC_TO_MR);
+		vrnic_pkt_to_mr(skb, mr, xp->wr_va);
 		vrnic_mr_put(mr);
 		xp->wr_va += pkt->paylen;
 		xp->wr_resid -= pkt->paylen;
@@ -528,7 +531,7 @@ static int vrnic_resp_atomic_write(struct vrnic_qp *qp, struct sk_buff *skb)
 			    IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(mr))
 		return RESP_NAK_ACC;
-	err = vrnic_mr_atomic_write(mr, reth_va(reth), vrnic_payload(pkt));
+	err = vrnic_mr_atomic_write(mr, reth_va(reth), vrnic_payload8(pkt));
 	vrnic_mr_put(mr);
 	if (err)
 		return RESP_NAK_INV;
@@ -1010,8 +1013,7 @@ static void vrnic_resp_ud(struct vrnic_qp *qp, struct sk_buff *skb)
 	err = vrnic_dma_copy(qp->pd, &rwqe->dma, grh, sizeof(grh),
 			     VRNIC_TO_MR);
 	if (!err && pkt->paylen)
-		err = vrnic_dma_copy(qp->pd, &rwqe->dma, vrnic_payload(pkt),
-				     pkt->paylen, VRNIC_TO_MR);
+		err = vrnic_pkt_to_dma(skb, qp->pd, &rwqe->dma);
 	if (err) {
 		vrnic_resp_fail_rwqe(qp, rwqe, IB_WC_LOC_PROT_ERR);
 		vrnic_resp_error(qp);

@@ -221,6 +221,7 @@ struct vrnic_pkt {
 	u32 mask;
 	u32 psn;
 	u32 paylen;
+	u32 payoff;		/* payload offset from skb->data */
 	u8 opcode;
 	u8 family;
 };
@@ -282,7 +283,16 @@ void vrnic_wire_exit(void);
 /* icrc.c */
 int vrnic_icrc_init(void);
 void vrnic_icrc_exit(void);
-u32 vrnic_icrc_compute(struct sk_buff *skb, const u8 *bth, u32 len);
+u32 vrnic_icrc_compute(const struct sk_buff *skb, const u8 *bth, u32 len);
+bool vrnic_icrc_ok(const struct sk_buff *skb, const u8 *bth, u32 len);
+
+/* recv.c: a received packet's payload, wherever in the skb it lies */
+struct vrnic_pd;
+struct vrnic_mr;
+struct vrnic_dma;
+int vrnic_pkt_to_dma(struct sk_buff *skb, struct vrnic_pd *pd,
+		     struct vrnic_dma *dma);
+void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova);
 
 /* xmit.c */
 struct vrnic_av;

@@ -13,7 +13,9 @@
  *
  *  - positive control: a well-formed UD SEND with a correct ICRC is
  *    delivered (proves the test's ICRC and headers are right, so the
- *    drops below are for the reason each case names);
+ *    drops below are for the reason each case names); the same in two IP
+ *    fragments, reassembled into a non-linear skb, is delivered intact,
+ *    and fails the ICRC with one byte flipped;
  *  - bad ICRC, unknown destination QP, wrong P_Key, wrong Q_Key;
  *  - malformed: truncated below BTH + ICRC, wrong transport version,
  *    unassigned opcode, extension headers longer than the packet, payload
@@ -196,6 +198,82 @@ static void wm_check_delivery(struct __test_metadata *_metadata,
 TEST_F(wire, well_formed_ud_send_is_delivered)
 {
 	wm_check_delivery(_metadata, self);
+}
+
+/*
+ * A packet whose bytes arrive in pieces: the receiver's IP layer
+ * reassembles two fragments into one skb with the second as a fragment
+ * (frag_list), as a NIC's receive pages would hold a payload.  vrnic reads
+ * the ICRC and the payload from there (no linearizing): the UD SEND must
+ * be delivered byte for byte, and a flipped payload byte in the second
+ * fragment must fail the ICRC.
+ */
+static int wm_send_fragmented(FIXTURE_DATA(wire) *self, struct wp_pkt *p,
+			      bool corrupt)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr = self->addr };
+	static uint16_t id = 0x4000;
+	const size_t first = 512;	/* IP payload bytes, a multiple of 8 */
+	uint8_t frag[20 + first];
+	size_t len;
+	uint32_t icrc;
+
+	len = 20 + 8 + wp_finish(p, self->peer, self->addr, 0xc000, ++id,
+				 true, 0);
+	p->buf[6] = 0;			/* no DF: the ICRC covers the flags */
+	icrc = wp_icrc(p->buf, len - WP_ICRC);
+	memcpy(p->buf + len - WP_ICRC, &icrc, WP_ICRC);
+	if (corrupt)
+		p->buf[len - WP_ICRC - 1] ^= 0x01;
+	if (len <= 20 + first)
+		return -EINVAL;
+
+	/* First: the IP header with MF, then @first bytes. */
+	memcpy(frag, p->buf, sizeof(frag));
+	frag[6] = 0x20;			/* MF, offset 0 */
+	if (sendto(self->fd, frag, sizeof(frag), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		return -errno;
+	/* Second: the same header at offset @first, the rest. */
+	memcpy(p->buf + first, p->buf, 20);
+	p->buf[first + 6] = (first / 8) >> 8;
+	p->buf[first + 7] = (first / 8) & 0xff;
+	if (sendto(self->fd, p->buf + first, len - first, 0,
+		   (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
+}
+
+TEST_F(wire, fragmented_ud_send_is_delivered_intact)
+{
+	char msg[1000];
+	struct wp_pkt p;
+	struct ibv_wc wc;
+	long long before;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(msg) - 1; i++)
+		msg[i] = 'a' + (i * 7) % 26;
+	msg[sizeof(msg) - 1] = 0;
+	memset(self->buf, 0, 4096);
+	wm_ud_send(self, &p, WM_QKEY, msg);
+	ASSERT_EQ(0, wm_send_fragmented(self, &p, false));
+	ret = dp_poll(self->cq, &wc, 5000);
+	ASSERT_EQ(0, ret) TH_LOG("fragmented packet not delivered (%d)", ret);
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(WP_GRH + strlen(msg), wc.byte_len);
+	EXPECT_EQ(0, memcmp(self->buf + WP_GRH, msg, strlen(msg)));
+	ASSERT_EQ(0, wm_post_recv(self));
+
+	before = wp_counter(self->d.name, "icrc_errors");
+	wm_ud_send(self, &p, WM_QKEY, msg);
+	ASSERT_EQ(0, wm_send_fragmented(self, &p, true));
+	EXPECT_EQ(before + 1, wp_wait_counter(self->d.name, "icrc_errors",
+					      before + 1))
+		TH_LOG("a flipped byte in the second fragment passed the ICRC");
+	EXPECT_TRUE(wm_cq_empty(self));
 }
 
 TEST_F(wire, bad_icrc_dropped_and_counted)
