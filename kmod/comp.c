@@ -409,6 +409,8 @@ out:
 	if (progress) {
 		xp->retry_left = qp->attr.retry_cnt;
 		xp->rnr_left = qp->attr.rnr_retry;
+		/* The path works: a later timeout probes again. */
+		xp->sel_timeout = false;
 		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
 					  VRNIC_PSN_MASK);
 		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)

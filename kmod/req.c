@@ -854,11 +854,11 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
  *    (@peer_gbn), so only its first loss costs a round trip more.  A
  *    reordering path can make a vrnic peer look the same; the QP then
  *    simply behaves as go-back-N did.
- * A resend lost again ends in the retransmit timer, which resends the
- * oldest packet alone the same way (vrnic_req_retrans_timer()).
+ * A resend lost again ends in the retransmit timer (which probes with
+ * the newest packet first, then goes back N: vrnic_req_retrans_timer()).
  */
 
-/* Have the requester resend @psn alone (@timeout: for the timer). */
+/* Have the requester resend @psn alone (@timeout: the timer's probe). */
 static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
 				   bool timeout)
 {
@@ -906,22 +906,11 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 	/* ACKs sent before the resend arrived tell nothing new. */
 	if (!xp->sel_active || vrnic_psn_cmp(psn, xp->sel_psn) < 0)
 		return;
-	/*
-	 * After a timeout there may be no gap at sel_psn: ACKs of packets
-	 * sent before the resend can still be on their way, and each is
-	 * progress, not the answer.  Only an ACK of the resent packet
-	 * alone says that nothing after it arrived.
-	 */
-	if (xp->sel_timeout && psn != xp->sel_psn &&
-	    vrnic_psn_cmp(next, xp->sel_high) < 0)
-		return;
 	xp->sel_active = false;
 	xp->sel_pending = false;
 	if (vrnic_psn_cmp(next, xp->sel_high) >= 0)
 		return;
-	if (xp->sel_timeout)
-		vrnic_req_window_lost(xp, true);	/* a real timeout */
-	else if (psn == xp->sel_psn)
+	if (psn == xp->sel_psn)
 		xp->peer_gbn = true;
 	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
 		     psn, xp->sel_psn, xp->sel_high,
@@ -978,6 +967,25 @@ static void vrnic_req_resend_one(struct vrnic_qp *qp)
 	}
 }
 
+/*
+ * May a timeout probe before it goes back N (vrnic_req_retrans_timer())?
+ * Not twice without progress in between: a responder NAKs a gap only
+ * once (IBA 9.7.5.1.1), and that NAK may be what was lost.  Not during a
+ * go-back-N.  Not when the newest packet asks for READ or atomic
+ * responses: those are their acknowledgment, and asking again for the
+ * last PSN's says nothing about the others.  @sq_lock held.
+ */
+static bool vrnic_req_may_probe(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_send_wqe *wqe;
+
+	if (xp->req_psn != xp->max_psn || (xp->sel_active && xp->sel_timeout))
+		return false;
+	wqe = vrnic_sq_get(qp, (xp->init_idx - 1) & qp->sq.q.index_mask);
+	return wqe && !vrnic_wr_has_resp_data(wqe->opcode);
+}
+
 void vrnic_req_retrans_timer(struct timer_list *t)
 {
 	struct vrnic_qp *qp = from_timer(qp, t, xport.retrans_timer);
@@ -1001,6 +1009,22 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	vrnic_counter_inc(vdev, VRNIC_CNT_TIMEOUTS);
 	vrnic_qp_dbg(qp, "timeout: comp_psn %#x req_psn %#x max_psn %#x retry %u\n",
 		     xp->comp_psn, xp->req_psn, xp->max_psn, xp->retry_left);
+	if (vrnic_req_may_probe(qp)) {
+		/*
+		 * The ACKs may only be late (a deep queue, other QPs'
+		 * bursts ahead of ours, a descheduled peer), and then a
+		 * go-back-N would send the window twice.  Probe first, as
+		 * TCP's tail loss probe does (RFC 8985 7): resend the
+		 * newest packet alone, asking for an ACK, and keep the
+		 * window.  The answer is an ACK of everything (nothing was
+		 * lost, or only that packet), or a sequence NAK for the
+		 * first PSN the responder misses, handled as any NAK.  It
+		 * uses up no retry: the go-back-N after it does.
+		 */
+		vrnic_req_resend_alone(xp, vrnic_psn_add(xp->max_psn,
+							 VRNIC_PSN_MASK), true);
+		goto kick;
+	}
 	if (qp->attr.timeout && !xp->retry_left) {
 		vrnic_counter_inc(vdev, VRNIC_CNT_RETRY_EXCEEDED);
 		vrnic_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
@@ -1008,30 +1032,15 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	}
 	if (qp->attr.timeout)
 		xp->retry_left--;
-	if (xp->req_psn == xp->max_psn) {
-		/*
-		 * The ACKs may only be late (a deep queue, other QPs'
-		 * bursts ahead of ours, a descheduled peer), and then a
-		 * go-back-N would send the window twice.  Resend the
-		 * oldest packet alone, as TCP does after a timeout (RFC
-		 * 5681 3.1, RFC 5682), and let its answer say what was
-		 * lost (vrnic_req_sel_ack()); the window stays until it
-		 * does.  A lost resend times out again: one packet per
-		 * timeout, as many as retry_cnt allows.
-		 */
-		vrnic_req_resend_alone(xp, xp->comp_psn, true);
-		xp->rewind_psn = xp->comp_psn;
-	} else {
-		/*
-		 * A go-back-N under way stalled: everything in flight was
-		 * lost, most likely to a full queue on the path, and
-		 * resending the whole window at once would refill it.
-		 * Start again with a small window, in slow start up to
-		 * half the old one.
-		 */
-		vrnic_req_window_lost(xp, true);
-		vrnic_req_rewind(qp, xp->comp_psn);
-	}
+	/*
+	 * Everything in flight was lost, most likely to a full queue on
+	 * the path, and resending the whole window at once would refill
+	 * it: start again with a small window, in slow start up to half
+	 * the old one.
+	 */
+	vrnic_req_window_lost(xp, true);
+	vrnic_req_rewind(qp, xp->comp_psn);
+kick:
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 out:
 	if (vrnic_sq_unlock(qp))

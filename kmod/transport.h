@@ -167,7 +167,7 @@ struct vrnic_qp_xport {
 	u32 sel_high;			/*  max_psn when it was resent */
 	bool sel_pending;		/*  sel_psn still to be sent */
 	bool sel_active;		/*  its answer not seen yet */
-	bool sel_timeout;		/*  resent by the retransmit timer */
+	bool sel_timeout;		/*  the retransmit timer's probe */
 	bool peer_gbn;			/* the peer keeps nothing past a gap */
 	u8 retry_left;
 	u8 rnr_left;
