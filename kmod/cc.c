@@ -544,6 +544,25 @@ void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes)
 	spin_unlock(&cc->cc_lock);
 }
 
+/**
+ * vrnic_cc_pace_gap - how far apart the pacer spaces the QP's packets
+ * @qp: an RC or UC QP
+ * @bytes: a packet's size
+ *
+ * A hint, read without @cc_lock (see struct vrnic_qp_cc).
+ * Return: the time in jiffies between two such packets while the QP's
+ * DCQCN limiter is engaged, 0 while it is not.
+ */
+unsigned long vrnic_cc_pace_gap(struct vrnic_qp *qp, u32 bytes)
+{
+	const struct vrnic_qp_cc *cc = &qp->xport.cc;
+
+	if (!READ_ONCE(cc->rp.active))
+		return 0;
+	return nsecs_to_jiffies(div64_u64((u64)bytes * 8 * NSEC_PER_SEC,
+					  vrnic_cc_pace_rate(cc)));
+}
+
 /* ---------------------------------------------------------- observability */
 
 /* A consistent snapshot of the RP state; takes @cc_lock. */

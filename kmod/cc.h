@@ -99,12 +99,6 @@ struct vrnic_qp_cc {
 /* BTH byte 4 (resv8a in IBA) of a CNP: the BECN bit. */
 #define VRNIC_BTH_BECN		0x40
 
-/*
- * Is the QP's DCQCN limiter engaged (a CNP since its last release)?  A
- * hint read without @cc_lock (see struct vrnic_qp_cc).
- */
-#define vrnic_cc_limited(qp)	READ_ONCE((qp)->xport.cc.rp.active)
-
 /* Which of the QP's senders asks vrnic_cc_tx_ok(). */
 enum vrnic_cc_sender {
 	VRNIC_CC_REQUESTER,	/* under @sq_lock */
@@ -124,6 +118,7 @@ void vrnic_rp_cnp_rcv(struct vrnic_qp *qp);
 bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who);
 bool vrnic_cc_pfc_holding(struct vrnic_qp *qp);
 void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes);
+unsigned long vrnic_cc_pace_gap(struct vrnic_qp *qp, u32 bytes);
 void vrnic_cc_link_changed(struct vrnic_dev *vdev);
 void vrnic_cc_qp_values(struct vrnic_qp *qp, u64 *val);
 int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

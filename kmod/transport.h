@@ -159,6 +159,7 @@ struct vrnic_qp_xport {
 	u32 rewind_psn;			/* PSN of the last go-back-N */
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
+	unsigned long ackreq_jiffies;	/* when the last AckReq went out */
 	u32 window;			/* PSNs allowed in flight now */
 	u32 ssthresh;			/* window: slow start below it */
 	u32 window_acked;		/* PSNs acked towards the next +1 */

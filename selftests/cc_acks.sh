@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cc_acks.sh - how often a rate-limited RC requester asks for an ACK.
+#
+# vrnic0 (ns_a) writes to vrnic1 (ns_b) over a veth pair, every RoCE
+# packet it sends CE-marked by tc pedit on its egress and ECN on every
+# priority, so DCQCN keeps its QP rate-limited all along.  The pacer then
+# spreads its packets out, and an ACK asked for too rarely leaves the
+# unacknowledged ones to the retransmit timer (2085 retransmissions in
+# this run before any rule), while an ACK asked on every packet doubles
+# the packets on the congested link.  Checked: the limiter engaged (CNPs
+# handled), at most 1% of the packets resent (a TCG guest can stall
+# long enough for a timeout or two; each costs one probe packet), and
+# vrnic1 acknowledged at most a quarter of vrnic0's packets.  See
+# docs/cc.md, "In the data path".
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+
+ktap_header
+ktap_require_vm
+ktap_require_cmd ip tc rdma rdmactl ib_write_bw ss
+
+ITERS=100
+SIZE=65536
+PORT=18900
+
+for m in sch_ingress cls_u32 act_pedit act_csum; do
+	modprobe "$m" 2>/dev/null
+done
+veth_setup || ktap_bail "cannot build the two hosts"
+vrnic_pair_setup
+run_stage "ECN on every priority of both devices" sh -c \
+	"ip netns exec $NS_A rdmactl qos set vrnic0 trust pcp ecn 0,1,2,3,4,5,6,7 tclass 0 &&
+	 ip netns exec $NS_B rdmactl qos set vrnic1 trust pcp ecn 0,1,2,3,4,5,6,7 tclass 0"
+run_stage "CE set on every RoCE packet leaving $IF_A" sh -c \
+	"ip netns exec $NS_A tc qdisc add dev $IF_A clsact &&
+	 ip netns exec $NS_A tc filter add dev $IF_A egress pref 10 protocol ip \
+		u32 match ip protocol 17 0xff match ip dport 4791 0xffff \
+		action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum ip" ||
+	ktap_bail "no tc pedit"
+
+GA=$(roce_gid_wait vrnic0 "$IP_A") || ktap_bail "no RoCE v2 GID on vrnic0"
+GB=$(roce_gid_wait vrnic1 "$IP_B") || ktap_bail "no RoCE v2 GID on vrnic1"
+
+# stat DEV NAME: port counter NAME of DEV (the driver's hw counters).
+stat() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+declare -A C0
+for k in tx_packets rx_packets retransmits timeouts rp_cnp_handled; do
+	C0[$k]=$(stat vrnic0 "$k")
+done
+acks0=$(stat vrnic1 tx_packets)
+cnps0=$(stat vrnic1 np_cnp_sent)
+
+in_b timeout 300 ib_write_bw -d vrnic1 -x "$GB" -F -s $SIZE -n $ITERS -p $PORT \
+	>/dev/null 2>&1 &
+srv=$!
+wait_for 60 tcp_listening "$NS_B" $PORT
+run_stage "ib_write_bw -s $SIZE -n $ITERS through the CE marks" \
+	in_a timeout 300 ib_write_bw -d vrnic0 -x "$GA" -F -s $SIZE -n $ITERS -p $PORT "$IP_B"
+wait "$srv"
+
+d() {
+	echo $(($(stat vrnic0 "$1") - C0[$1]))
+}
+tx=$(d tx_packets)
+# vrnic1 sends ACKs and CNPs only: what it sent that was not a CNP.
+acks=$(($(stat vrnic1 tx_packets) - acks0 - ($(stat vrnic1 np_cnp_sent) - cnps0)))
+cnps=$(d rp_cnp_handled)
+resent=$(d retransmits)
+timeouts=$(d timeouts)
+ktap_comment "vrnic0 sent $tx packets, $resent resent, $timeouts timeouts, $cnps CNPs handled; vrnic1 sent $acks ACKs"
+ktap_result "the QP was rate-limited: CNPs handled ($cnps)" "$((cnps == 0))"
+ktap_result "at most 1% of the packets resent ($resent of $tx)" "$((resent * 100 > tx))"
+ktap_result "at most one ACK per 4 packets ($acks for $tx)" "$((acks * 4 > tx))"
+ktap_finish
