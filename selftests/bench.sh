@@ -43,11 +43,15 @@ RXE_IF=veth_r0
 RXE_PEER=veth_r1
 RXE_IP=10.112.0.1
 
-# name tool size iterations metric
+# name tool size iterations metric; iterations "D<s>": perftest -D <s>,
+# a run timed instead of counted (the *_D8s twins: same result expected).
 ROWS=(
 	"write_bw_64KiB ib_write_bw 65536 1000 bw"
 	"read_bw_64KiB ib_read_bw 65536 1000 bw"
 	"send_bw_64KiB ib_send_bw 65536 1000 bw"
+	"write_bw_64KiB_D8s ib_write_bw 65536 D8 bw"
+	"read_bw_64KiB_D8s ib_read_bw 65536 D8 bw"
+	"send_bw_64KiB_D8s ib_send_bw 65536 D8 bw"
 	"write_rate_64B ib_write_bw 64 10000 rate"
 	"write_lat_2B ib_write_lat 2 3000 lat"
 	"send_lat_2B ib_send_lat 2 3000 lat"
@@ -98,16 +102,25 @@ perf_metric() {
 		END { if (v != "") print v; else exit 1 }' "$log"
 }
 
+# run_len ITERS: perftest's "-n N" (scaled) or, for D<s>, "-D <s>".
+run_len() {
+	if [[ $1 == D* ]]; then
+		echo "-D ${1#D}"
+	else
+		echo "-n $(($1 * SCALE))"
+	fi
+}
+
 # perf_run LABEL ROW SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SRV_IP
 perf_run() {
 	local label=$1 row=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 sip=$9
 	local name tool size iters kind srv rc=0 log args v
 
 	read -r name tool size iters kind <<<"$row"
-	iters=$((iters * SCALE))
 	PORT=$((PORT + 1))
 	log=$LOGS/$label-$name-$ROUND
-	args=(-s "$size" -n "$iters" -p "$PORT" -F)
+	read -r -a args <<<"$(run_len "$iters")"
+	args+=(-s "$size" -p "$PORT" -F)
 
 	in_ns "$sns" "${PIN_SERVER[@]}" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
 		>"$log.server" 2>&1 &
@@ -281,7 +294,7 @@ write_reports() {
 		[[ ${#PIN_SERVER[@]} -gt 0 ]] && echo "perftest server pinned to CPU 1, client to CPU 0, for both drivers."
 		echo "Latency rows: a ratio above 1 means vrnic is slower; other rows: above 1 means faster."
 		echo
-		echo "| test | tool | size | iterations | unit | rdma_rxe | vrnic | vrnic/rxe |"
+		echo "| test | tool | size | length | unit | rdma_rxe | vrnic | vrnic/rxe |"
 		echo "|---|---|---:|---:|---|---:|---:|---:|"
 		for row in "${ROWS[@]}"; do
 			read -r name tool size iters kind <<<"$row"
@@ -289,7 +302,7 @@ write_reports() {
 			rx=${RESULT[rxe.$name]:-}
 			vr=${RESULT[vrnic.$name]:-}
 			r=$(ratio "$rx" "$vr")
-			echo "| $name | $tool | $size | $((iters * SCALE)) | $unit | $(spread "rxe.$name") | $(spread "vrnic.$name") | ${r/null/-} |"
+			echo "| $name | $tool | $size | $(run_len "$iters") | $unit | $(spread "rxe.$name") | $(spread "vrnic.$name") | ${r/null/-} |"
 		done
 		echo
 		echo "## Loss recovery: vrnic to vrnic, netem loss $LOSS on the requester's side"
@@ -318,8 +331,8 @@ write_reports() {
 			vr=${RESULT[vrnic.$name]:-}
 			[[ $first -eq 1 ]] || echo ","
 			first=0
-			printf '    {"name": "%s", "tool": "%s", "size": %s, "iterations": %s, "unit": "%s", "rxe": %s, "vrnic": %s, "ratio": %s, "rxe_min": %s, "rxe_max": %s, "vrnic_min": %s, "vrnic_max": %s}' \
-				"$name" "$tool" "$size" "$((iters * SCALE))" "$unit" \
+			printf '    {"name": "%s", "tool": "%s", "size": %s, "length": "%s", "unit": "%s", "rxe": %s, "vrnic": %s, "ratio": %s, "rxe_min": %s, "rxe_max": %s, "vrnic_min": %s, "vrnic_max": %s}' \
+				"$name" "$tool" "$size" "$(run_len "$iters")" "$unit" \
 				"$(json_num "$rx")" "$(json_num "$vr")" "$(ratio "$rx" "$vr")" \
 				"$(json_num "${LO[rxe.$name]:-}")" "$(json_num "${HI[rxe.$name]:-}")" \
 				"$(json_num "${LO[vrnic.$name]:-}")" "$(json_num "${HI[vrnic.$name]:-}")"
