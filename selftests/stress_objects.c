@@ -618,30 +618,11 @@ TEST(create_destroy_every_object_under_traffic)
 		c->peer_cq = ibv_create_cq(c->peer->ctx, 256, NULL, NULL, 0);
 		ASSERT_NE(NULL, c->peer_cq);
 		c->seed = i + 1;
+		/* One warm-up cycle each: caches and lazy state exist. */
 		c->cycles = 1;
-	}
-	/*
-	 * One warm-up cycle each, run as the measured ones are (on threads,
-	 * beside traffic): caches, lazy state and the threads' stacks, which
-	 * glibc keeps for the next threads, exist before the first snapshot.
-	 * Warmed up on the main thread only, the measured phase grew
-	 * radix_tree_node, maple_node and vm_area_struct by 50-100 objects
-	 * however many cycles it ran (100 or 300), with last stop's module
-	 * as with this one.
-	 */
-	ASSERT_EQ(0, pthread_create(&tt, NULL, so_traffic_run, &t));
-	for (i = 0; i < nthreads; i++)
-		ASSERT_EQ(0, pthread_create(&ct[i], NULL, so_churn_run,
-					    &churn[i]));
-	for (i = 0; i < nthreads; i++)
-		pthread_join(ct[i], NULL);
-	atomic_store(&so_stop, true);
-	pthread_join(tt, NULL);
-	atomic_store(&so_stop, false);
-	ASSERT_EQ(0, t.err) TH_LOG("warm-up traffic: %s", t.why);
-	for (i = 0; i < nthreads; i++) {
-		ASSERT_EQ(0, churn[i].err) TH_LOG("%s", churn[i].why);
-		churn[i].cycles = (cycles + nthreads - 1) / nthreads + 1;
+		so_churn_run(c);
+		ASSERT_EQ(0, c->err) TH_LOG("%s", c->why);
+		c->cycles = (cycles + nthreads - 1) / nthreads + 1;
 	}
 	/* Give RCU and deferred frees of the warm-up a moment. */
 	sleep(2);
