@@ -94,7 +94,6 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 			xp->rd_atomic_out--;
 		}
 		err = vrnic_sq_complete(qp, wqe, st);
-		vrnic_sq_retire(qp);
 		if (xp->send_idx == cons) {
 			xp->send_idx = vrnic_sq_cons(qp);
 			xp->send_off = 0;

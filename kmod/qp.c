@@ -919,11 +919,11 @@ struct vrnic_send_wqe *vrnic_sq_get(struct vrnic_qp *qp, u32 pos)
 	return wqe;
 }
 
-/**
- * vrnic_sq_retire - give the oldest WQE's slot back to the producer
- * @qp: the QP; its completion, if any, was posted
+/*
+ * Give the oldest WQE's slot back to the producer.  Before its
+ * completion is posted (vrnic_sq_complete()).
  */
-void vrnic_sq_retire(struct vrnic_qp *qp)
+static void vrnic_sq_retire(struct vrnic_qp *qp)
 {
 	struct vrnic_sq *sq = &qp->sq;
 
@@ -959,12 +959,19 @@ static enum ib_wc_opcode vrnic_wc_opcode(u32 wr_opcode)
 }
 
 /**
- * vrnic_sq_complete - post the completion of a send WQE if one is due
+ * vrnic_sq_complete - retire the WQE at the head of the SQ, then post its
+ *	completion if one is due
  * @qp: the QP
- * @wqe: the WQE
+ * @wqe: the WQE at the head
  * @status: its status
  *
- * IBA 10.8.2.2: unsignaled WQEs complete silently unless in error.
+ * IBA 10.8.2.2: unsignaled WQEs complete silently unless in error.  The
+ * slot goes back to the process before the completion is visible: a
+ * process that posts a WQE for each completion it polls, with as many
+ * outstanding as the SQ holds (perftest), must find room (librxe fails a
+ * post to a full ring with ENOMEM).  The completion is built from the
+ * kernel's copy of the WQE, which only the requester, under the lock the
+ * caller holds, replaces.
  * Return: 0 or -ENOSPC (CQ overflow).
  */
 int vrnic_sq_complete(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
@@ -973,15 +980,17 @@ int vrnic_sq_complete(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	struct ib_wc wc = {};
 
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
-	    !(wqe->send_flags & IB_SEND_SIGNALED))
+	    !(wqe->send_flags & IB_SEND_SIGNALED)) {
+		vrnic_sq_retire(qp);
 		return 0;
-
+	}
 	wc.wr_id = wqe->wr_id;
 	wc.status = status;
 	wc.opcode = vrnic_wc_opcode(wqe->opcode);
 	wc.byte_len = wqe->dma.length;
 	wc.qp = &qp->ibqp;
 	wc.port_num = 1;
+	vrnic_sq_retire(qp);
 	return vrnic_cq_post(qp->scq, &wc, false);
 }
 
@@ -1003,7 +1012,6 @@ void vrnic_sq_flush(struct vrnic_qp *qp)
 		wqe = vrnic_sq_get(qp, qp->sq.q.cons);
 		if (!wqe || vrnic_sq_complete(qp, wqe, IB_WC_WR_FLUSH_ERR))
 			break;
-		vrnic_sq_retire(qp);
 	}
 }
 

@@ -447,11 +447,10 @@ void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type);
  * @pos is outside [q.cons, fetch]).
  */
 struct vrnic_send_wqe *vrnic_sq_get(struct vrnic_qp *qp, u32 pos);
-/* Retire the WQE at q.cons (its completion, if any, is posted). */
-void vrnic_sq_retire(struct vrnic_qp *qp);
 /*
- * Post the completion of @wqe with @status to the send CQ when one is
- * due: the WQE is signaled, the QP signals all, or @status is an error.
+ * Retire @wqe, the WQE at q.cons, then post its completion with @status
+ * to the send CQ when one is due: the WQE is signaled, the QP signals
+ * all, or @status is an error.
  * Return: 0 or -ENOSPC (CQ overflow).
  */
 int vrnic_sq_complete(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dp_hostile - a process and a peer that attack a QP's life cycle and
- * rings (issue 9: items 1, 3, 6, 7, 9, 12).
+ * rings (issue 9: items 1, 3, 6, 7, 9, 12), and the ring race a plain
+ * process hits.
  *
  *  - forged ATOMIC_ACK: a packet from the QP's peer address that
  *    "acknowledges" a SEND with an atomic original value must be a
@@ -22,7 +23,9 @@
  *    (a kprobe that busy-waits at a function's entry); the old driver
  *    dereferenced freed or reset state there (an Oops powers the VM off);
  *  - memory cgroup: a process's rings and kernel WQE copies are charged
- *    to its cgroup (memory.current grows by at least the ring sizes).
+ *    to its cgroup (memory.current grows by at least the ring sizes);
+ *  - a process that posts on each polled completion with its SQ full
+ *    finds the slot of the completed WQE free.
  *
  * The "silent peer" is an address on the far end of the test's veth whose
  * QP number does not exist: packets go out and nothing answers.  Forged
@@ -704,6 +707,98 @@ TEST_F(hs, destroy_waits_for_packets_in_flight)
 	dp_poll(a.cq, &wc, 200);
 	dp_qp_destroy(&b);
 	dp_qp_destroy(&a);
+}
+
+/* ---- a polled send completion's slot is free ---- */
+
+/*
+ * A process may post one WQE for each completion it polls while as many
+ * WQEs are outstanding as its SQ holds (perftest: ib_send_bw -t 3 -Q 1
+ * posts at once on each completion), and librxe fails a post to a full
+ * ring with ENOMEM.  So a WQE's slot goes back to the process before its
+ * completion is visible.  The old driver posted the completion first:
+ * ib_send_bw in cc_bottleneck.sh died of "Couldn't post send" now and
+ * then.  The window is held open here: ACKs are steered to CPU 0 (RPS on
+ * our veth end), where the widen module delays ib_uverbs_comp_handler(),
+ * which an armed CQ's first completion calls, by 20 ms; this thread, on
+ * CPU 1, polls the completion meanwhile and posts at once.
+ */
+TEST_F(hs, polled_send_completion_frees_its_slot)
+{
+	const char *dev2 = getenv("DP_DEV2");
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct dp_qp a = {}, b = {};
+	struct ibv_mr *rmr = NULL;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct dp_dev d2;
+	uint32_t cap, i, posted = 0, done = 0, fails = 0;
+	int ret;
+
+	if (_metadata->skip)	/* a SKIP in the setup */
+		return;
+	if (!hs_widen_ko())
+		SKIP(return, "selftests/widen/vrnic_widen.ko not built");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	if (!dev2)
+		SKIP(return, "needs the peer device (DP_DEV2)");
+	ASSERT_EQ(0, dp_dev_open(&d2, dev2, AF_INET));
+	ASSERT_EQ(0, vrnic_sh("echo 1 > /sys/class/net/%s/queues/rx-0/rps_cpus",
+			      dp_own_veth));
+	ASSERT_EQ(0, hs_pin(1));
+	rmr = ibv_reg_mr(d2.pd, self->buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	ASSERT_NE(NULL, rmr);
+	ASSERT_EQ(0, dp_qp_create(&a, &self->d, 1, 0));
+	ASSERT_EQ(0, dp_qp_create(&b, &d2, 1, IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, dp_qp_connect(&a, &b, IBV_MTU_1024, 100, 200));
+	ASSERT_EQ(0, dp_qp_connect(&b, &a, IBV_MTU_1024, 200, 100));
+	ASSERT_EQ(0, ibv_query_qp(a.qp, &attr, IBV_QP_CAP, &init));
+	cap = init.cap.max_send_wr;
+	ASSERT_EQ(0, hs_widen_load(&self->widen_loaded,
+				   "ib_uverbs_comp_handler", 20, -1));
+
+	sge = (struct ibv_sge){ .addr = (uintptr_t)self->buf, .length = 8,
+				.lkey = self->mr->lkey };
+	wr = (struct ibv_send_wr){
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { .remote_addr = (uintptr_t)self->buf + 1024,
+			     .rkey = rmr->rkey },
+	};
+	/* The SQ full, then one post for each completion, 30 times. */
+	for (i = 0; i < cap; i++) {
+		wr.wr_id = posted++;
+		ASSERT_EQ(0, ibv_post_send(a.qp, &wr, &bad));
+	}
+	for (i = 0; i < 30; i++) {
+		ASSERT_EQ(0, ibv_req_notify_cq(a.cq, 0));
+		ret = dp_poll(a.cq, &wc, 5000);
+		ASSERT_EQ(0, ret) TH_LOG("completion %u: %s", done, strerror(-ret));
+		ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status) TH_LOG("%s", ibv_wc_status_str(wc.status));
+		done++;
+		/* Refused, it is posted again: the SQ stays full. */
+		wr.wr_id = posted++;
+		while ((ret = ibv_post_send(a.qp, &wr, &bad)) == ENOMEM &&
+		       fails < 10000) {
+			fails++;
+			usleep(1000);
+		}
+		ASSERT_EQ(0, ret) TH_LOG("post: %s", strerror(ret));
+	}
+	while (done < posted && !dp_poll(a.cq, &wc, 5000))
+		done++;
+	TH_LOG("SQ of %u: posts on a polled completion refused %u times; the widen module delayed %d completions",
+	       cap, fails, hs_widen_unload(&self->widen_loaded));
+	EXPECT_EQ(0U, fails);
+	EXPECT_EQ(posted, done);
+	dp_qp_destroy(&b);
+	dp_qp_destroy(&a);
+	ibv_dereg_mr(rmr);
+	dp_dev_close(&d2);
+	vrnic_sh("echo 0 > /sys/class/net/%s/queues/rx-0/rps_cpus", dp_own_veth);
 }
 
 /* ---- item 7: modify to RESET with the retransmit timer armed ---- */
