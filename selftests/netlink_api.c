@@ -4,33 +4,30 @@
  * round trips of every object, one test per rejected attribute (errno, the
  * offending attribute and the policy the kernel sends back, and nothing
  * changed), unprivileged SETs, notifications, dumps that resume and
- * removed commands.  Raw netlink sockets, so what is tested is the wire
- * format itself.  Run as root in the test VM (selftests/vm/vm.sh).
+ * removed commands.  The client is libnl (lib/vrnic_nl.h, shared by the C
+ * tests): requests are built attribute by attribute, so a test knows the
+ * size and offset of each and can check an extack that points at one; the
+ * extended ACK's TLVs are read as the kernel sent them.  Run as root in the
+ * test VM (selftests/vm/vm.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <net/if.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <linux/genetlink.h>
-#include <linux/netlink.h>
 #include <infiniband/verbs.h>
 
 #include <vrnic.h>	/* uapi/vrnic.h */
 
 #include "kselftest_harness.h"
+#include "vrnic_nl.h"
 #include "vrnic_sh.h"
 
 /*
@@ -44,300 +41,28 @@
 #define NETDEV		"vrnlnd0"
 #define DEV2		"vrnicnl1"
 #define NETDEV2		"vrnlnd1"
-#define BUFSZ		(64 * 1024)
-
-/* ---- A tiny raw generic netlink client ---- */
-
-struct msg {
-	char buf[8192];
-	struct nlmsghdr *nlh;
-	struct nlattr *nest[4];
-	int depth;
-};
-
-struct nl {
-	int fd;
-	uint16_t family;
-	uint32_t seq;
-	uint32_t mcgrp;
-	char extack[256];
-	uint32_t extack_off;	/* NLMSGERR_ATTR_OFFS, 0 if none */
-	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
-	uint32_t miss_nest;	/* NLMSGERR_ATTR_MISS_NEST, 0 if none */
-	bool policy;		/* NLMSGERR_ATTR_POLICY came, with: */
-	uint64_t pol_min;	/* NL_POLICY_TYPE_ATTR_MIN_VALUE_U */
-	uint64_t pol_max;	/* NL_POLICY_TYPE_ATTR_MAX_VALUE_U */
-	int reads;		/* recv() calls of the last request */
-	int rcvlen;		/* bytes per recv(); the kernel sizes dump
-				 * batches after the largest one seen */
-};
-
-static void msg_init(struct msg *m, uint16_t type, uint16_t flags, uint8_t cmd)
-{
-	struct genlmsghdr *g;
-
-	memset(m->buf, 0, sizeof(m->buf));
-	m->nlh = (struct nlmsghdr *)m->buf;
-	m->nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	m->nlh->nlmsg_type = type;
-	m->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	g = NLMSG_DATA(m->nlh);
-	g->cmd = cmd;
-	g->version = VRNIC_GENL_VERSION;
-	m->depth = 0;
-}
-
-/* Returns the offset of the attribute in the message. */
-static uint32_t put(struct msg *m, uint16_t type, const void *data, int len)
-{
-	uint32_t off = NLMSG_ALIGN(m->nlh->nlmsg_len);
-	struct nlattr *a = (struct nlattr *)(m->buf + off);
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy((char *)a + NLA_HDRLEN, data, len);
-	m->nlh->nlmsg_len = off + NLA_ALIGN(a->nla_len);
-	return off;
-}
-
-static uint32_t put_u8(struct msg *m, uint16_t t, uint8_t v)
-{
-	return put(m, t, &v, 1);
-}
-
-static uint32_t put_u32(struct msg *m, uint16_t t, uint32_t v)
-{
-	return put(m, t, &v, 4);
-}
-
-static uint32_t put_u64(struct msg *m, uint16_t t, uint64_t v)
-{
-	return put(m, t, &v, 8);
-}
-static void put_str(struct msg *m, uint16_t t, const char *s)
-{
-	put(m, t, s, strlen(s) + 1);
-}
-
-static uint32_t nest_start(struct msg *m, uint16_t type)
-{
-	m->nest[m->depth++] =
-		(struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh->nlmsg_len));
-	return put(m, type | NLA_F_NESTED, NULL, 0);
-}
-
-static void nest_end(struct msg *m)
-{
-	struct nlattr *a = m->nest[--m->depth];
-
-	a->nla_len = m->buf + m->nlh->nlmsg_len - (char *)a;
-}
-
-#define nla_for_each(a, data, len)					\
-	for (a = (struct nlattr *)(data);				\
-	     (char *)a + NLA_HDRLEN <= (char *)(data) + (len) &&	\
-	     a->nla_len >= NLA_HDRLEN &&				\
-	     (char *)a + a->nla_len <= (char *)(data) + (len);		\
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
-
-static void *nla_data_(const struct nlattr *a) { return (char *)a + NLA_HDRLEN; }
-static int nla_len_(const struct nlattr *a) { return a->nla_len - NLA_HDRLEN; }
-static int nla_type_(const struct nlattr *a) { return a->nla_type & NLA_TYPE_MASK; }
-static uint8_t get_u8(const struct nlattr *a) { return *(uint8_t *)nla_data_(a); }
-static uint32_t get_u32(const struct nlattr *a) { return *(uint32_t *)nla_data_(a); }
-static uint64_t get_u64(const struct nlattr *a)
-{
-	uint64_t v;
-
-	memcpy(&v, nla_data_(a), sizeof(v));
-	return v;
-}
-
-/* Index the attributes of a stream by type; later duplicates win. */
-static void parse(struct nlattr **tb, int max, const void *data, int len)
-{
-	struct nlattr *a;
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	nla_for_each(a, data, len)
-		if (nla_type_(a) <= max)
-			tb[nla_type_(a)] = a;
-}
-
-static void parse_nest(struct nlattr **tb, int max, const struct nlattr *nest)
-{
-	parse(tb, max, nla_data_(nest), nla_len_(nest));
-}
-
-/* The attributes of a genetlink message. */
-static void parse_msg(struct nlattr **tb, int max, const struct nlmsghdr *nlh)
-{
-	parse(tb, max, (char *)NLMSG_DATA(nlh) + GENL_HDRLEN,
-	      nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-}
-
-typedef void (*reply_fn)(const struct nlmsghdr *nlh, void *arg);
-
-/* The range of the policy entry the kernel blamed (NLMSGERR_ATTR_POLICY). */
-static void read_policy(struct nl *nl, const struct nlattr *pol)
-{
-	struct nlattr *tb[NL_POLICY_TYPE_ATTR_MAX + 1];
-
-	parse_nest(tb, NL_POLICY_TYPE_ATTR_MAX, pol);
-	nl->policy = true;
-	if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U])
-		nl->pol_min = get_u64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]);
-	if (tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
-		nl->pol_max = get_u64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
-}
-
-static void read_ack_tlvs(struct nl *nl, const struct nlmsghdr *nlh,
-			  const void *tlvs, int len)
-{
-	struct nlattr *a;
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	nla_for_each(a, tlvs, len) {
-		switch (nla_type_(a)) {
-		case NLMSGERR_ATTR_MSG:
-			snprintf(nl->extack, sizeof(nl->extack), "%s",
-				 (char *)nla_data_(a));
-			break;
-		case NLMSGERR_ATTR_OFFS:
-			nl->extack_off = get_u32(a);
-			break;
-		case NLMSGERR_ATTR_MISS_TYPE:
-			nl->miss_type = get_u32(a);
-			break;
-		case NLMSGERR_ATTR_MISS_NEST:
-			nl->miss_nest = get_u32(a);
-			break;
-		case NLMSGERR_ATTR_POLICY:
-			read_policy(nl, a);
-			break;
-		}
-	}
-}
-
-/*
- * Send @m and collect the answer: replies go to @fn, the result is 0 or
- * -errno, and nl->extack holds the kernel's message ("" if none).
- */
-static int nl_xfer(struct nl *nl, struct msg *m, reply_fn fn, void *arg)
-{
-	static char buf[BUFSZ];
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	bool dump = m->nlh->nlmsg_flags & NLM_F_DUMP;
-	struct nlmsghdr *nlh;
-	int len, err;
-
-	nl->extack[0] = '\0';
-	nl->extack_off = 0;
-	nl->miss_type = -1;
-	nl->miss_nest = 0;
-	nl->policy = false;
-	nl->pol_min = 0;
-	nl->pol_max = 0;
-	nl->reads = 0;
-	m->nlh->nlmsg_seq = ++nl->seq;
-	if (sendto(nl->fd, m->buf, m->nlh->nlmsg_len, 0,
-		   (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	for (;;) {
-		len = recv(nl->fd, buf, nl->rcvlen, MSG_TRUNC);
-		if (len < 0)
-			return -errno;
-		if (len > nl->rcvlen)
-			return -EMSGSIZE;	/* a truncated datagram */
-		nl->reads++;
-		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
-		     nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != nl->seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nlh);
-				int off = sizeof(*e);
-
-				if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-					off += e->msg.nlmsg_len - sizeof(e->msg);
-				read_ack_tlvs(nl, nlh, (char *)e + off,
-					      nlh->nlmsg_len - NLMSG_HDRLEN - off);
-				if (e->error || !dump)
-					return e->error;
-				continue;
-			}
-			if (nlh->nlmsg_type == NLMSG_DONE) {
-				int *e = NLMSG_DATA(nlh);
-
-				err = *e;
-				read_ack_tlvs(nl, nlh, e + 1,
-					      nlh->nlmsg_len - NLMSG_HDRLEN - 4);
-				/* a dump that started is not ACKed */
-				return err;
-			}
-			if (fn)
-				fn(nlh, arg);
-		}
-	}
-}
-
-static void family_reply(const struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[CTRL_ATTR_MAX + 1], *g, *gtb[CTRL_ATTR_MCAST_GRP_MAX + 1];
-	struct nl *nl = arg;
-
-	parse_msg(tb, CTRL_ATTR_MAX, nlh);
-	if (tb[CTRL_ATTR_FAMILY_ID])
-		nl->family = *(uint16_t *)nla_data_(tb[CTRL_ATTR_FAMILY_ID]);
-	if (!tb[CTRL_ATTR_MCAST_GROUPS])
-		return;
-	nla_for_each(g, nla_data_(tb[CTRL_ATTR_MCAST_GROUPS]),
-		     nla_len_(tb[CTRL_ATTR_MCAST_GROUPS])) {
-		parse_nest(gtb, CTRL_ATTR_MCAST_GRP_MAX, g);
-		if (gtb[CTRL_ATTR_MCAST_GRP_NAME] && gtb[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(nla_data_(gtb[CTRL_ATTR_MCAST_GRP_NAME]),
-			    VRNIC_GENL_MCGRP_CONFIG))
-			nl->mcgrp = get_u32(gtb[CTRL_ATTR_MCAST_GRP_ID]);
-	}
-}
-
-/*
- * @rcvlen: the size of every read.  Small reads keep the kernel's dump
- * batches small (it allocates them after the largest read), so that a
- * dump of a moderate table has to resume several times.
- */
-static int nl_open_rcvlen(struct nl *nl, int rcvlen)
-{
-	struct msg m;
-	int one = 1;
-
-	memset(nl, 0, sizeof(*nl));
-	nl->rcvlen = rcvlen;
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (nl->fd < 0)
-		return -errno;
-	if (setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)))
-		return -errno;
-	msg_init(&m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
-	put_str(&m, CTRL_ATTR_FAMILY_NAME, VRNIC_GENL_NAME);
-	return nl_xfer(nl, &m, family_reply, nl);
-}
-
-static int nl_open(struct nl *nl)
-{
-	return nl_open_rcvlen(nl, BUFSZ);
-}
-
-static void nl_close(struct nl *nl)
-{
-	if (nl->fd >= 0)
-		close(nl->fd);
-	nl->fd = -1;
-}
 
 /* ---- Requests ---- */
+
+/* A request of @cmd naming device @dev. */
+static struct nl_msg *dev_req(struct vnl *nl, int flags, uint8_t cmd,
+			      const char *dev)
+{
+	struct nl_msg *m = vnl_msg(nl, flags, cmd);
+
+	nla_put_string(m, VRNIC_ATTR_DEV_NAME, dev);
+	return m;
+}
+
+/* vnl_xfer() of @m, which is then freed. */
+static int xfer(struct vnl *nl, struct nl_msg *m, nl_recvmsg_msg_cb_t fn,
+		void *arg)
+{
+	int err = vnl_xfer(nl, m, fn, arg);
+
+	nlmsg_free(m);
+	return err;
+}
 
 /* A copy of the first reply: enough for GET doits. */
 struct reply {
@@ -346,31 +71,30 @@ struct reply {
 	int len;
 };
 
-static void keep_reply(const struct nlmsghdr *nlh, void *arg)
+static int keep_reply(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct reply *r = arg;
 
 	if (!r->count++ && nlh->nlmsg_len <= sizeof(r->buf)) {
 		memcpy(r->buf, nlh, nlh->nlmsg_len);
 		r->len = nlh->nlmsg_len;
 	}
+	return NL_OK;
 }
 
 /* GET @cmd of @dev; on success tb[] indexes the reply. */
-static int get_obj(struct nl *nl, uint8_t cmd, const char *dev,
+static int get_obj(struct vnl *nl, uint8_t cmd, const char *dev,
 		   struct reply *r, struct nlattr **tb)
 {
-	struct msg m;
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	msg_init(&m, nl->family, 0, cmd);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, dev);
-	err = nl_xfer(nl, &m, keep_reply, r);
+	err = xfer(nl, dev_req(nl, 0, cmd, dev), keep_reply, r);
 	if (!err && r->count != 1)
 		err = -EPROTO;
 	if (!err)
-		parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r->buf);
+		vnl_parse(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r->buf);
 	return err;
 }
 
@@ -382,14 +106,15 @@ static int get_obj(struct nl *nl, uint8_t cmd, const char *dev,
 static int64_t nested_val(struct nlattr *nest, int type)
 {
 	struct nlattr *a;
+	int rem;
 
-	nla_for_each(a, nla_data_(nest), nla_len_(nest)) {
-		if (nla_type_(a) != type)
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != type)
 			continue;
-		switch (nla_len_(a)) {
-		case 1: return get_u8(a);
-		case 4: return get_u32(a);
-		case 8: return get_u64(a);
+		switch (nla_len(a)) {
+		case 1: return nla_get_u8(a);
+		case 4: return nla_get_u32(a);
+		case 8: return nla_get_u64(a);
 		}
 	}
 	return -1;	/* absent */
@@ -398,10 +123,11 @@ static int64_t nested_val(struct nlattr *nest, int type)
 static uint64_t nested_u64(struct nlattr *nest, int type)
 {
 	struct nlattr *a;
+	int rem;
 
-	nla_for_each(a, nla_data_(nest), nla_len_(nest))
-		if (nla_type_(a) == type && nla_len_(a) == 8)
-			return get_u64(a);
+	nla_for_each_nested(a, nest, rem)
+		if (nla_type(a) == type && nla_len(a) == 8)
+			return nla_get_u64(a);
 	return 0;
 }
 
@@ -420,7 +146,7 @@ struct snapshot {
 	int len[3];
 };
 
-static int snapshot(struct nl *nl, const char *dev, struct snapshot *s)
+static int snapshot(struct vnl *nl, const char *dev, struct snapshot *s)
 {
 	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
 	struct reply r;
@@ -473,18 +199,19 @@ static struct snapshot fresh;
 static bool have_dev;
 static char no_dev_reason[128] = "needs root (run in the VM)";
 
-static int restore(struct nl *nl)
+static int restore(struct vnl *nl)
 {
-	struct msg m;
+	struct nlattr *nest;
+	struct nl_msg *m;
 	int i, err;
 
 	for (i = 0; i < 3; i++) {
-		msg_init(&m, nl->family, 0, objs[i].set);
-		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
+		nest = (struct nlattr *)fresh.nest[i];
+		m = dev_req(nl, 0, objs[i].set, DEV);
 		/* the GET reply's nest, as it came */
-		put(&m, objs[i].nest | NLA_F_NESTED,
-		    fresh.nest[i] + NLA_HDRLEN, fresh.len[i] - NLA_HDRLEN);
-		err = nl_xfer(nl, &m, NULL, NULL);
+		nla_put(m, objs[i].nest | NLA_F_NESTED, nla_len(nest),
+			nla_data(nest));
+		err = xfer(nl, m, NULL, NULL);
 		if (err)
 			return err;
 	}
@@ -492,7 +219,7 @@ static int restore(struct nl *nl)
 }
 
 FIXTURE(vrnic) {
-	struct nl nl;
+	struct vnl nl;
 };
 
 FIXTURE_SETUP(vrnic)
@@ -501,9 +228,9 @@ FIXTURE_SETUP(vrnic)
 
 	if (!have_dev)
 		SKIP(return, "%s", no_dev_reason);
-	err = nl_open(&self->nl);
+	err = vnl_open(&self->nl, 0);
 	ASSERT_EQ(0, err) TH_LOG("family %s: %s", VRNIC_GENL_NAME,
-				 strerror(-err));
+				 nl_geterror(err));
 	ASSERT_NE(0, self->nl.family);
 	err = restore(&self->nl);
 	ASSERT_EQ(0, err) TH_LOG("restoring the configuration: %s (%s)",
@@ -512,7 +239,7 @@ FIXTURE_SETUP(vrnic)
 
 FIXTURE_TEARDOWN(vrnic)
 {
-	nl_close(&self->nl);
+	vnl_close(&self->nl);
 }
 
 TEST_F(vrnic, family_has_config_group)
@@ -528,7 +255,7 @@ TEST_F(vrnic, get_names_the_device)
 	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, DEV, &r, tb));
 	ASSERT_NE(NULL, tb[VRNIC_ATTR_DEV_INDEX]);
 	ASSERT_NE(NULL, tb[VRNIC_ATTR_DEV_NAME]);
-	ASSERT_STREQ(DEV, (char *)nla_data_(tb[VRNIC_ATTR_DEV_NAME]));
+	ASSERT_STREQ(DEV, nla_get_string(tb[VRNIC_ATTR_DEV_NAME]));
 }
 
 TEST_F(vrnic, limits_defaults_match_params)
@@ -551,18 +278,17 @@ TEST_F(vrnic, limits_defaults_match_params)
 
 TEST_F(vrnic, limits_set_round_trips_and_keeps_the_rest)
 {
-	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *nest;
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, VRNIC_ATTR_LIMITS);
-	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 100);
-	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, 0);
-	put_u64(&m, VRNIC_LIMITS_ATTR_MAX_MR_SIZE, 1ULL << 30);
-	nest_end(&m);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+	m = dev_req(&self->nl, 0, VRNIC_CMD_LIMITS_SET, DEV);
+	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+	nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_QP, 100);
+	nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, 0);
+	nla_put_u64(m, VRNIC_LIMITS_ATTR_MAX_MR_SIZE, 1ULL << 30);
+	nla_nest_end(m, nest);
+	ASSERT_EQ(0, xfer(&self->nl, m, NULL, NULL))
 		TH_LOG("extack: %s", self->nl.extack);
 
 	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_LIMITS_GET, DEV, &r, tb));
@@ -580,8 +306,9 @@ TEST_F(vrnic, limits_set_round_trips_and_keeps_the_rest)
 static int map_get(struct nlattr *map, int ktype, int vtype, int key)
 {
 	struct nlattr *e;
+	int rem;
 
-	nla_for_each(e, nla_data_(map), nla_len_(map))
+	nla_for_each_nested(e, map, rem)
 		if ((int)nested_val(e, ktype) == key)
 			return nested_val(e, vtype);
 	return -1;
@@ -590,9 +317,9 @@ static int map_get(struct nlattr *map, int ktype, int vtype, int key)
 static int map_count(struct nlattr *map)
 {
 	struct nlattr *e;
-	int n = 0;
+	int rem, n = 0;
 
-	nla_for_each(e, nla_data_(map), nla_len_(map))
+	nla_for_each_nested(e, map, rem)
 		n++;
 	return n;
 }
@@ -602,13 +329,14 @@ TEST_F(vrnic, qos_defaults)
 	struct nlattr *qtb[VRNIC_QOS_ATTR_MAX + 1];
 	int i;
 
-	parse_nest(qtb, VRNIC_QOS_ATTR_MAX, (struct nlattr *)fresh.nest[1]);
-	EXPECT_EQ(VRNIC_TRUST_PCP, get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
-	EXPECT_EQ(0, get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
-	EXPECT_EQ(0xff, get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
-	EXPECT_EQ(0, get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
-	EXPECT_EQ(48, get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
-	EXPECT_EQ(6, get_u8(qtb[VRNIC_QOS_ATTR_CNP_PRIO]));
+	nla_parse_nested(qtb, VRNIC_QOS_ATTR_MAX,
+			 (struct nlattr *)fresh.nest[1], NULL);
+	EXPECT_EQ(VRNIC_TRUST_PCP, nla_get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
+	EXPECT_EQ(0, nla_get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
+	EXPECT_EQ(0xff, nla_get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
+	EXPECT_EQ(0, nla_get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
+	EXPECT_EQ(48, nla_get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
+	EXPECT_EQ(6, nla_get_u8(qtb[VRNIC_QOS_ATTR_CNP_PRIO]));
 	ASSERT_EQ(VRNIC_NUM_DSCP, map_count(qtb[VRNIC_QOS_ATTR_DSCP2PRIO]));
 	for (i = 0; i < VRNIC_NUM_DSCP; i++)
 		EXPECT_EQ(i >> 3, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
@@ -619,43 +347,46 @@ TEST_F(vrnic, qos_defaults)
 		TH_LOG("QOS_GET still reports the removed prio2tc");
 }
 
-static void put_map_entry(struct msg *m, int kt, int k, int vt, int v)
+static void put_map_entry(struct nl_msg *m, int kt, int k, int vt, int v)
 {
-	nest_start(m, VRNIC_ENTRY);
-	put_u8(m, kt, k);
-	put_u8(m, vt, v);
-	nest_end(m);
+	struct nlattr *entry = nla_nest_start(m, VRNIC_ENTRY);
+
+	nla_put_u8(m, kt, k);
+	nla_put_u8(m, vt, v);
+	nla_nest_end(m, entry);
 }
 
 TEST_F(vrnic, qos_set_round_trips)
 {
 	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *qtb[VRNIC_QOS_ATTR_MAX + 1];
+	struct nlattr *qos, *map;
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QOS_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, VRNIC_ATTR_QOS);
-	put_u8(&m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
-	put_u8(&m, VRNIC_QOS_ATTR_PFC_EN, 0x08);
-	put_u8(&m, VRNIC_QOS_ATTR_ECN_EN, 0x0f);
-	put_u8(&m, VRNIC_QOS_ATTR_TCLASS, 106);
-	put_u8(&m, VRNIC_QOS_ATTR_CNP_DSCP, 40);
-	nest_start(&m, VRNIC_QOS_ATTR_DSCP2PRIO);
-	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 46, VRNIC_DSCP_MAP_ATTR_PRIO, 5);
-	put_map_entry(&m, VRNIC_DSCP_MAP_ATTR_DSCP, 26, VRNIC_DSCP_MAP_ATTR_PRIO, 3);
-	nest_end(&m);
-	nest_end(&m);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+	m = dev_req(&self->nl, 0, VRNIC_CMD_QOS_SET, DEV);
+	qos = nla_nest_start(m, VRNIC_ATTR_QOS);
+	nla_put_u8(m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
+	nla_put_u8(m, VRNIC_QOS_ATTR_PFC_EN, 0x08);
+	nla_put_u8(m, VRNIC_QOS_ATTR_ECN_EN, 0x0f);
+	nla_put_u8(m, VRNIC_QOS_ATTR_TCLASS, 106);
+	nla_put_u8(m, VRNIC_QOS_ATTR_CNP_DSCP, 40);
+	map = nla_nest_start(m, VRNIC_QOS_ATTR_DSCP2PRIO);
+	put_map_entry(m, VRNIC_DSCP_MAP_ATTR_DSCP, 46,
+		      VRNIC_DSCP_MAP_ATTR_PRIO, 5);
+	put_map_entry(m, VRNIC_DSCP_MAP_ATTR_DSCP, 26,
+		      VRNIC_DSCP_MAP_ATTR_PRIO, 3);
+	nla_nest_end(m, map);
+	nla_nest_end(m, qos);
+	ASSERT_EQ(0, xfer(&self->nl, m, NULL, NULL))
 		TH_LOG("extack: %s", self->nl.extack);
 
 	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_QOS_GET, DEV, &r, tb));
-	parse_nest(qtb, VRNIC_QOS_ATTR_MAX, tb[VRNIC_ATTR_QOS]);
-	EXPECT_EQ(VRNIC_TRUST_DSCP, get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
-	EXPECT_EQ(0x08, get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
-	EXPECT_EQ(0x0f, get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
-	EXPECT_EQ(106, get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
-	EXPECT_EQ(40, get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
+	nla_parse_nested(qtb, VRNIC_QOS_ATTR_MAX, tb[VRNIC_ATTR_QOS], NULL);
+	EXPECT_EQ(VRNIC_TRUST_DSCP, nla_get_u8(qtb[VRNIC_QOS_ATTR_TRUST]));
+	EXPECT_EQ(0x08, nla_get_u8(qtb[VRNIC_QOS_ATTR_PFC_EN]));
+	EXPECT_EQ(0x0f, nla_get_u8(qtb[VRNIC_QOS_ATTR_ECN_EN]));
+	EXPECT_EQ(106, nla_get_u8(qtb[VRNIC_QOS_ATTR_TCLASS]));
+	EXPECT_EQ(40, nla_get_u8(qtb[VRNIC_QOS_ATTR_CNP_DSCP]));
 	EXPECT_EQ(5, map_get(qtb[VRNIC_QOS_ATTR_DSCP2PRIO],
 			     VRNIC_DSCP_MAP_ATTR_DSCP, VRNIC_DSCP_MAP_ATTR_PRIO,
 			     46));
@@ -702,24 +433,23 @@ TEST_F(vrnic, dcqcn_defaults_are_the_papers)
 
 TEST_F(vrnic, dcqcn_set_round_trips)
 {
-	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *d;
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *d, *nest;
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_DCQCN_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, VRNIC_ATTR_DCQCN);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_TIME_RESET, 300);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, 0);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_MAX_RATE, 25000);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_MIN_RATE, 10);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_AI_RATE, 5);
-	put_u32(&m, VRNIC_DCQCN_ATTR_RPG_HAI_RATE, 50);
-	put_u32(&m, VRNIC_DCQCN_ATTR_DCE_TCP_G, 1024);
-	put_u32(&m, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS, 0);
-	put_u8(&m, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, 7);
-	nest_end(&m);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL))
+	m = dev_req(&self->nl, 0, VRNIC_CMD_DCQCN_SET, DEV);
+	nest = nla_nest_start(m, VRNIC_ATTR_DCQCN);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_TIME_RESET, 300);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, 0);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_MAX_RATE, 25000);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_MIN_RATE, 10);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_AI_RATE, 5);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_HAI_RATE, 50);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_DCE_TCP_G, 1024);
+	nla_put_u32(m, VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS, 0);
+	nla_put_u8(m, VRNIC_DCQCN_ATTR_CNP_802P_PRIO, 7);
+	nla_nest_end(m, nest);
+	ASSERT_EQ(0, xfer(&self->nl, m, NULL, NULL))
 		TH_LOG("extack: %s", self->nl.extack);
 
 	ASSERT_EQ(0, get_obj(&self->nl, VRNIC_CMD_DCQCN_GET, DEV, &r, tb));
@@ -741,12 +471,11 @@ TEST_F(vrnic, dcqcn_set_round_trips)
 
 TEST_F(vrnic, qp_counters_unknown_qpn)
 {
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QP_STATS_GET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	put_u32(&m, VRNIC_ATTR_QPN, 0xfffffe);
-	ASSERT_EQ(-ENOENT, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, 0, VRNIC_CMD_QP_STATS_GET, DEV);
+	nla_put_u32(m, VRNIC_ATTR_QPN, 0xfffffe);
+	ASSERT_EQ(-ENOENT, xfer(&self->nl, m, NULL, NULL));
 	ASSERT_STREQ("no such qpn", self->nl.extack);
 }
 
@@ -755,25 +484,25 @@ struct qp_dump {
 	bool ok;
 };
 
-static void qp_dump_reply(const struct nlmsghdr *nlh, void *arg)
+static int qp_dump_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
 	struct qp_dump *d = arg;
 
-	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	vnl_parse(tb, VRNIC_ATTR_MAX, nlmsg_hdr(msg));
 	d->count++;
 	if (!tb[VRNIC_ATTR_QPN] || !tb[VRNIC_ATTR_COUNTERS])
 		d->ok = false;
+	return NL_OK;
 }
 
 TEST_F(vrnic, qp_counters_dump_succeeds)
 {
 	struct qp_dump d = { .ok = true };
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, qp_dump_reply, &d))
+	m = dev_req(&self->nl, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET, DEV);
+	ASSERT_EQ(0, xfer(&self->nl, m, qp_dump_reply, &d))
 		TH_LOG("extack: %s", self->nl.extack);
 	ASSERT_TRUE(d.ok);
 	TH_LOG("%d QPs", d.count);
@@ -801,17 +530,16 @@ TEST_F(vrnic, removed_commands_are_eopnotsupp)
 		VRNIC_CMD_STATS_GET_REMOVED,
 	};
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(removed); i++) {
 		memset(&r, 0, sizeof(r));
-		msg_init(&m, self->nl.family, 0, removed[i]);
-		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-		EXPECT_EQ(-EOPNOTSUPP, nl_xfer(&self->nl, &m, keep_reply, &r))
+		m = dev_req(&self->nl, 0, removed[i], DEV);
+		EXPECT_EQ(-EOPNOTSUPP, xfer(&self->nl, m, keep_reply, &r))
 			TH_LOG("command %d as a do", removed[i]);
-		msg_init(&m, self->nl.family, NLM_F_DUMP, removed[i]);
-		EXPECT_EQ(-EOPNOTSUPP, nl_xfer(&self->nl, &m, keep_reply, &r))
+		m = vnl_msg(&self->nl, NLM_F_DUMP, removed[i]);
+		EXPECT_EQ(-EOPNOTSUPP, xfer(&self->nl, m, keep_reply, &r))
 			TH_LOG("command %d as a dump", removed[i]);
 		EXPECT_EQ(0, r.count) TH_LOG("command %d replied", removed[i]);
 	}
@@ -819,9 +547,9 @@ TEST_F(vrnic, removed_commands_are_eopnotsupp)
 
 TEST_F_TIMEOUT(vrnic, non_vrnic_device_is_enodev, 180)
 {
-	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *nest;
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 	int err;
 
 	/* Another driver's RDMA device: rdma_rxe, in init_net. */
@@ -835,36 +563,35 @@ TEST_F_TIMEOUT(vrnic, non_vrnic_device_is_enodev, 180)
 	EXPECT_EQ(-ENODEV, err);
 	EXPECT_STREQ("device is not a vrnic device", self->nl.extack);
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, "vrnlrxe0");
-	nest_start(&m, VRNIC_ATTR_LIMITS);
-	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
-	nest_end(&m);
-	EXPECT_EQ(-ENODEV, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, 0, VRNIC_CMD_LIMITS_SET, "vrnlrxe0");
+	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+	nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
+	nla_nest_end(m, nest);
+	EXPECT_EQ(-ENODEV, xfer(&self->nl, m, NULL, NULL));
 	EXPECT_STREQ("device is not a vrnic device", self->nl.extack);
 	vrnic_sh("rdma link del vrnlrxe0; ip link del vrnlrxend0");
 }
 
 TEST_F(vrnic, set_without_device_is_rejected)
 {
-	struct msg m;
+	struct nlattr *nest;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
-	nest_start(&m, VRNIC_ATTR_LIMITS);
-	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
-	nest_end(&m);
-	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = vnl_msg(&self->nl, 0, VRNIC_CMD_LIMITS_SET);
+	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+	nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_QP, 10);
+	nla_nest_end(m, nest);
+	ASSERT_EQ(-EINVAL, xfer(&self->nl, m, NULL, NULL));
 	ASSERT_EQ(VRNIC_ATTR_DEV_NAME, self->nl.miss_type);
 	ASSERT_EQ(0U, self->nl.miss_nest);
 }
 
 TEST_F(vrnic, set_without_object_is_rejected)
 {
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_DCQCN_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	ASSERT_EQ(-EINVAL, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, 0, VRNIC_CMD_DCQCN_SET, DEV);
+	ASSERT_EQ(-EINVAL, xfer(&self->nl, m, NULL, NULL));
 	ASSERT_EQ(VRNIC_ATTR_DCQCN, self->nl.miss_type);
 	ASSERT_EQ(0U, self->nl.miss_nest);
 }
@@ -877,44 +604,45 @@ struct policy_seen {
 	bool gd, time;
 };
 
-static void policy_reply(const struct nlmsghdr *nlh, void *arg)
+static int policy_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CTRL_ATTR_MAX + 1], *idx, *attr;
 	struct nlattr *ptb[NL_POLICY_TYPE_ATTR_MAX + 1];
 	struct policy_seen *seen = arg;
+	int rem, arem;
 	uint64_t max;
 
-	parse_msg(tb, CTRL_ATTR_MAX, nlh);
+	vnl_parse(tb, CTRL_ATTR_MAX, nlmsg_hdr(msg));
 	if (!tb[CTRL_ATTR_POLICY])
-		return;
-	nla_for_each(idx, nla_data_(tb[CTRL_ATTR_POLICY]),
-		     nla_len_(tb[CTRL_ATTR_POLICY])) {
-		nla_for_each(attr, nla_data_(idx), nla_len_(idx)) {
-			parse_nest(ptb, NL_POLICY_TYPE_ATTR_MAX, attr);
+		return NL_OK;
+	nla_for_each_nested(idx, tb[CTRL_ATTR_POLICY], rem) {
+		nla_for_each_nested(attr, idx, arem) {
+			nla_parse_nested(ptb, NL_POLICY_TYPE_ATTR_MAX, attr,
+					 NULL);
 			if (!ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
 				continue;
-			max = get_u64(ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
-			if (nla_type_(attr) == VRNIC_DCQCN_ATTR_RPG_GD &&
+			max = nla_get_u64(ptb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
+			if (nla_type(attr) == VRNIC_DCQCN_ATTR_RPG_GD &&
 			    max == VRNIC_DCQCN_GD_MAX)
 				seen->gd = true;
-			if (nla_type_(attr) == VRNIC_DCQCN_ATTR_RPG_TIME_RESET &&
+			if (nla_type(attr) == VRNIC_DCQCN_ATTR_RPG_TIME_RESET &&
 			    max == VRNIC_DCQCN_TIME_MAX)
 				seen->time = true;
 		}
 	}
+	return NL_OK;
 }
 
 TEST_F(vrnic, getpolicy_shows_the_nested_ranges)
 {
 	struct policy_seen seen = {};
-	uint32_t op = VRNIC_CMD_DCQCN_SET;
-	uint16_t family = self->nl.family;
-	struct msg m;
+	struct nl_msg *m;
 
-	msg_init(&m, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY);
-	put(&m, CTRL_ATTR_FAMILY_ID, &family, sizeof(family));
-	put(&m, CTRL_ATTR_OP, &op, sizeof(op));
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, policy_reply, &seen))
+	/* version 1, as libnl's own nlctrl requests: the kernel ignores it */
+	m = vnl_genl_msg(GENL_ID_CTRL, 1, NLM_F_DUMP, CTRL_CMD_GETPOLICY);
+	nla_put_u16(m, CTRL_ATTR_FAMILY_ID, self->nl.family);
+	nla_put_u32(m, CTRL_ATTR_OP, VRNIC_CMD_DCQCN_SET);
+	ASSERT_EQ(0, xfer(&self->nl, m, policy_reply, &seen))
 		TH_LOG("extack: %s", self->nl.extack);
 	EXPECT_TRUE(seen.gd) TH_LOG("no rpg_gd 0..VRNIC_DCQCN_GD_MAX");
 	EXPECT_TRUE(seen.time)
@@ -923,77 +651,68 @@ TEST_F(vrnic, getpolicy_shows_the_nested_ranges)
 
 /* ---- Notifications ---- */
 
-static int ntf_open(struct nl *mon, struct nl *ref)
+/* A socket of its own listening to @ref's config group. */
+static int ntf_open(struct vnl *mon, struct vnl *ref)
 {
-	int err = nl_open(mon);
+	int err = vnl_open(mon, 0);
 
 	if (err)
 		return err;
-	if (setsockopt(mon->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
-		       &ref->mcgrp, sizeof(ref->mcgrp)))
-		return -errno;
-	return 0;
+	return nl_socket_add_membership(mon->sk, ref->mcgrp);
 }
 
 /* Wait up to @ms for a notification; its message into @r. */
-static int ntf_wait(struct nl *mon, struct reply *r, int ms)
+static int ntf_wait(struct vnl *mon, struct reply *r, int ms)
 {
-	struct pollfd p = { .fd = mon->fd, .events = POLLIN };
-	int len;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (poll(&p, 1, ms) <= 0)
-		return -ETIMEDOUT;
-	len = recv(mon->fd, r->buf, sizeof(r->buf), 0);
-	if (len < (int)NLMSG_HDRLEN)
-		return -EPROTO;
-	r->len = len;
-	return 0;
+	err = vnl_wait_ntf(mon, ms, keep_reply, r);
+	if (!err && r->count != 1)
+		err = -EPROTO;
+	return err;
 }
 
 TEST_F(vrnic, set_notifies_config_group_once_per_change)
 {
-	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
-	struct genlmsghdr *g;
-	struct nl mon;
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *nest;
+	struct vnl mon;
 	struct reply r;
-	struct msg m;
+	struct nl_msg *m;
 
 	ASSERT_EQ(0, ntf_open(&mon, &self->nl));
 
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_LIMITS_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, VRNIC_ATTR_LIMITS);
-	put_u32(&m, VRNIC_LIMITS_ATTR_MAX_CQ, 321);
-	nest_end(&m);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, 0, VRNIC_CMD_LIMITS_SET, DEV);
+	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+	nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_CQ, 321);
+	nla_nest_end(m, nest);
+	ASSERT_EQ(0, vnl_xfer(&self->nl, m, NULL, NULL));
 
 	ASSERT_EQ(0, ntf_wait(&mon, &r, 2000));
-	g = NLMSG_DATA((struct nlmsghdr *)r.buf);
-	EXPECT_EQ(VRNIC_CMD_CONFIG_NTF, g->cmd);
-	parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
+	EXPECT_EQ(VRNIC_CMD_CONFIG_NTF,
+		  genlmsg_hdr((struct nlmsghdr *)r.buf)->cmd);
+	vnl_parse(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
 	ASSERT_NE(NULL, tb[VRNIC_ATTR_DEV_NAME]);
-	EXPECT_STREQ(DEV, (char *)nla_data_(tb[VRNIC_ATTR_DEV_NAME]));
+	EXPECT_STREQ(DEV, nla_get_string(tb[VRNIC_ATTR_DEV_NAME]));
 	ASSERT_NE(NULL, tb[VRNIC_ATTR_LIMITS]);
 	EXPECT_EQ(321, nested_val(tb[VRNIC_ATTR_LIMITS],
 				  VRNIC_LIMITS_ATTR_MAX_CQ));
 
 	/* The same request again changes nothing: no notification. */
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+	ASSERT_EQ(0, xfer(&self->nl, m, NULL, NULL));
 	EXPECT_EQ(-ETIMEDOUT, ntf_wait(&mon, &r, 300));
 
 	/* A QoS change announces the QoS object. */
-	msg_init(&m, self->nl.family, 0, VRNIC_CMD_QOS_SET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, VRNIC_ATTR_QOS);
-	put_u8(&m, VRNIC_QOS_ATTR_PFC_EN, 0x10);
-	nest_end(&m);
-	ASSERT_EQ(0, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, 0, VRNIC_CMD_QOS_SET, DEV);
+	nest = nla_nest_start(m, VRNIC_ATTR_QOS);
+	nla_put_u8(m, VRNIC_QOS_ATTR_PFC_EN, 0x10);
+	nla_nest_end(m, nest);
+	ASSERT_EQ(0, xfer(&self->nl, m, NULL, NULL));
 	ASSERT_EQ(0, ntf_wait(&mon, &r, 2000));
-	parse_msg(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
+	vnl_parse(tb, VRNIC_ATTR_MAX, (struct nlmsghdr *)r.buf);
 	ASSERT_NE(NULL, tb[VRNIC_ATTR_QOS]);
 	EXPECT_EQ(0x10, nested_val(tb[VRNIC_ATTR_QOS], VRNIC_QOS_ATTR_PFC_EN));
-	nl_close(&mon);
+	vnl_close(&mon);
 }
 
 /* ---- Unprivileged callers ---- */
@@ -1021,7 +740,8 @@ static int enter_netns(const char *name)
  */
 static int unprivileged_req(int obj, bool in_dev_ns, bool set)
 {
-	struct msg m;
+	struct nlattr *nest;
+	struct nl_msg *m;
 	pid_t pid;
 	int status, err;
 
@@ -1031,14 +751,14 @@ static int unprivileged_req(int obj, bool in_dev_ns, bool set)
 	if (!pid) {
 		struct nlattr *tb[VRNIC_ATTR_MAX + 1];
 		struct reply r;
-		struct nl unl;
+		struct vnl unl;
 
 		if (in_dev_ns && enter_netns(NS))
 			_exit(1000);
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(1001);
-		if (nl_open(&unl))
+		if (vnl_open(&unl, 0))
 			_exit(1002);
 		err = get_obj(&unl, objs[obj].get, DEV, &r, tb);
 		if (!set)
@@ -1046,17 +766,16 @@ static int unprivileged_req(int obj, bool in_dev_ns, bool set)
 		/* Reading stays allowed. */
 		if (err)
 			_exit(1003);
-		msg_init(&m, unl.family, 0, objs[obj].set);
-		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-		nest_start(&m, objs[obj].nest);
+		m = dev_req(&unl, 0, objs[obj].set, DEV);
+		nest = nla_nest_start(m, objs[obj].nest);
 		if (obj == 0)
-			put_u32(&m, VRNIC_LIMITS_ATTR_MAX_QP, 7);
+			nla_put_u32(m, VRNIC_LIMITS_ATTR_MAX_QP, 7);
 		else if (obj == 1)
-			put_u8(&m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
+			nla_put_u8(m, VRNIC_QOS_ATTR_TRUST, VRNIC_TRUST_DSCP);
 		else
-			put_u32(&m, VRNIC_DCQCN_ATTR_RPG_GD, 7);
-		nest_end(&m);
-		err = nl_xfer(&unl, &m, NULL, NULL);
+			nla_put_u32(m, VRNIC_DCQCN_ATTR_RPG_GD, 7);
+		nla_nest_end(m, nest);
+		err = xfer(&unl, m, NULL, NULL);
 		_exit(-err > 255 ? 255 : -err);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
@@ -1104,25 +823,27 @@ struct dev_dump {
 	bool ok;
 };
 
-static void dev_dump_reply(const struct nlmsghdr *nlh, void *arg)
+static int dev_dump_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct dev_dump *d = arg;
 	const char *name;
 
-	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	vnl_parse(tb, VRNIC_ATTR_MAX, nlh);
 	if (!tb[VRNIC_ATTR_DEV_NAME] || !tb[d->nest] ||
-	    ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != d->cmd) {
+	    genlmsg_hdr(nlh)->cmd != d->cmd) {
 		d->ok = false;
-		return;
+		return NL_OK;
 	}
-	name = nla_data_(tb[VRNIC_ATTR_DEV_NAME]);
+	name = nla_get_string(tb[VRNIC_ATTR_DEV_NAME]);
 	if (!strcmp(name, DEV))
 		d->seen[0]++;
 	else if (!strcmp(name, DEV2))
 		d->seen[1]++;
 	else
 		d->other++;
+	return NL_OK;
 }
 
 TEST_F_TIMEOUT(vrnic, object_dumps_list_each_device_once, 180)
@@ -1133,7 +854,7 @@ TEST_F_TIMEOUT(vrnic, object_dumps_list_each_device_once, 180)
 		{ VRNIC_CMD_DCQCN_GET, VRNIC_ATTR_DCQCN },
 	};
 	struct dev_dump d;
-	struct msg m;
+	struct nl_msg *m;
 	unsigned int i;
 
 	del_dev(DEV2, NETDEV2);
@@ -1143,8 +864,8 @@ TEST_F_TIMEOUT(vrnic, object_dumps_list_each_device_once, 180)
 		d.ok = true;
 		d.cmd = dumps[i].cmd;
 		d.nest = dumps[i].nest;
-		msg_init(&m, self->nl.family, NLM_F_DUMP, dumps[i].cmd);
-		EXPECT_EQ(0, nl_xfer(&self->nl, &m, dev_dump_reply, &d));
+		m = vnl_msg(&self->nl, NLM_F_DUMP, dumps[i].cmd);
+		EXPECT_EQ(0, xfer(&self->nl, m, dev_dump_reply, &d));
 		EXPECT_TRUE(d.ok);
 		EXPECT_EQ(1, d.seen[0]) TH_LOG("cmd %d", dumps[i].cmd);
 		EXPECT_EQ(1, d.seen[1]) TH_LOG("cmd %d", dumps[i].cmd);
@@ -1154,17 +875,15 @@ TEST_F_TIMEOUT(vrnic, object_dumps_list_each_device_once, 180)
 		d.ok = true;
 		d.cmd = dumps[i].cmd;
 		d.nest = dumps[i].nest;
-		msg_init(&m, self->nl.family, NLM_F_DUMP, dumps[i].cmd);
-		put_str(&m, VRNIC_ATTR_DEV_NAME, DEV2);
-		EXPECT_EQ(0, nl_xfer(&self->nl, &m, dev_dump_reply, &d));
+		m = dev_req(&self->nl, NLM_F_DUMP, dumps[i].cmd, DEV2);
+		EXPECT_EQ(0, xfer(&self->nl, m, dev_dump_reply, &d));
 		EXPECT_EQ(0, d.seen[0]);
 		EXPECT_EQ(1, d.seen[1]);
 		EXPECT_EQ(0, d.other);
 	}
 
-	msg_init(&m, self->nl.family, NLM_F_DUMP, VRNIC_CMD_LIMITS_GET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, "nosuchdev0");
-	EXPECT_EQ(-ENODEV, nl_xfer(&self->nl, &m, NULL, NULL));
+	m = dev_req(&self->nl, NLM_F_DUMP, VRNIC_CMD_LIMITS_GET, "nosuchdev0");
+	EXPECT_EQ(-ENODEV, xfer(&self->nl, m, NULL, NULL));
 	EXPECT_STREQ("no such device", self->nl.extack);
 	del_dev(DEV2, NETDEV2);
 }
@@ -1180,27 +899,28 @@ struct qp_seen {
 	uint32_t last;
 };
 
-static void qp_seen_reply(const struct nlmsghdr *nlh, void *arg)
+static int qp_seen_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[VRNIC_ATTR_MAX + 1];
 	struct qp_seen *d = arg;
 	uint32_t qpn;
 	int i;
 
-	parse_msg(tb, VRNIC_ATTR_MAX, nlh);
+	vnl_parse(tb, VRNIC_ATTR_MAX, nlmsg_hdr(msg));
 	if (!tb[VRNIC_ATTR_QPN] || !tb[VRNIC_ATTR_COUNTERS] ||
 	    !tb[VRNIC_ATTR_DEV_NAME] ||
-	    strcmp(nla_data_(tb[VRNIC_ATTR_DEV_NAME]), DEV)) {
+	    strcmp(nla_get_string(tb[VRNIC_ATTR_DEV_NAME]), DEV)) {
 		d->bad++;
-		return;
+		return NL_OK;
 	}
-	qpn = get_u32(tb[VRNIC_ATTR_QPN]);
+	qpn = nla_get_u32(tb[VRNIC_ATTR_QPN]);
 	if (d->count++ && qpn <= d->last)
 		d->unordered++;
 	d->last = qpn;
 	for (i = 0; i < DUMP_QPS; i++)
 		if (d->qpn[i] == qpn)
 			d->times[i]++;
+	return NL_OK;
 }
 
 /*
@@ -1220,9 +940,9 @@ TEST_F_TIMEOUT(vrnic, qp_dump_resumes_over_many_qps, 180)
 	static struct qp_seen d;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct nl small;
+	struct vnl small;
 	int i, n, once;
-	struct msg m;
+	struct nl_msg *m;
 
 	list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, list);
@@ -1245,14 +965,13 @@ TEST_F_TIMEOUT(vrnic, qp_dump_resumes_over_many_qps, 180)
 	}
 
 	/* Small reads keep the batches small: about five QPs each. */
-	ASSERT_EQ(0, nl_open_rcvlen(&small, 4096));
-	msg_init(&m, small.family, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	ASSERT_EQ(0, nl_xfer(&small, &m, qp_seen_reply, &d))
+	ASSERT_EQ(0, vnl_open(&small, 4096));
+	m = dev_req(&small, NLM_F_DUMP, VRNIC_CMD_QP_STATS_GET, DEV);
+	ASSERT_EQ(0, xfer(&small, m, qp_seen_reply, &d))
 		TH_LOG("extack: %s", small.extack);
 	TH_LOG("%d QPs dumped in %d reads", d.count, small.reads);
 	EXPECT_GE(small.reads, 3) TH_LOG("the dump never had to resume");
-	nl_close(&small);
+	vnl_close(&small);
 	EXPECT_EQ(0, d.bad);
 	EXPECT_EQ(0, d.unordered);
 	for (i = 0, once = 0; i < DUMP_QPS; i++)
@@ -1277,7 +996,7 @@ struct bad_attr {
 };
 
 FIXTURE(reject) {
-	struct nl nl;
+	struct vnl nl;
 };
 
 /*
@@ -1486,59 +1205,67 @@ FIXTURE_SETUP(reject)
 {
 	if (!have_dev)
 		SKIP(return, "%s", no_dev_reason);
-	ASSERT_EQ(0, nl_open(&self->nl));
+	ASSERT_EQ(0, vnl_open(&self->nl, 0));
 	ASSERT_EQ(0, restore(&self->nl)) TH_LOG("%s", self->nl.extack);
 }
 
 FIXTURE_TEARDOWN(reject)
 {
-	nl_close(&self->nl);
+	vnl_close(&self->nl);
 }
 
-static uint32_t put_val(struct msg *m, int type, enum val_type vt, uint64_t v)
+/* Returns the offset of the attribute in the request. */
+static uint32_t put_val(struct nl_msg *m, int type, enum val_type vt,
+			uint64_t v)
 {
+	uint32_t off = vnl_tail(m);
+
 	switch (vt) {
 	case U8:
-		return put_u8(m, type, v);
+		nla_put_u8(m, type, v);
+		break;
 	case U32:
-		return put_u32(m, type, v);
+		nla_put_u32(m, type, v);
+		break;
 	case U64:
-		return put_u64(m, type, v);
+		nla_put_u64(m, type, v);
+		break;
 	}
-	return 0;
+	return off;
 }
 
 TEST_F(reject, set_fails_at_the_attribute_and_changes_nothing)
 {
 	struct snapshot before, after;
 	uint32_t bad_off, entry_off = 0;
-	struct msg m;
+	struct nlattr *obj, *map, *entry;
+	struct nl_msg *m;
 	int err;
 
 	ASSERT_EQ(0, snapshot(&self->nl, DEV, &before));
 
-	msg_init(&m, self->nl.family, 0, variant->cmd);
-	put_str(&m, VRNIC_ATTR_DEV_NAME, DEV);
-	nest_start(&m, variant->nest);
-	put_val(&m, variant->ok_attr, variant->ok_vt, variant->ok_val);
+	m = dev_req(&self->nl, 0, variant->cmd, DEV);
+	obj = nla_nest_start(m, variant->nest);
+	put_val(m, variant->ok_attr, variant->ok_vt, variant->ok_val);
 	if (variant->map) {
-		nest_start(&m, variant->map);
+		map = nla_nest_start(m, variant->map);
 		if (variant->repeat)
-			put_map_entry(&m, variant->bad.type, variant->bad.val,
+			put_map_entry(m, variant->bad.type, variant->bad.val,
 				      variant->bad2.type, variant->bad2.val);
-		entry_off = nest_start(&m, VRNIC_ENTRY);
-		bad_off = put_val(&m, variant->bad.type, U8, variant->bad.val);
+		entry_off = vnl_tail(m);
+		entry = nla_nest_start(m, VRNIC_ENTRY);
+		bad_off = put_val(m, variant->bad.type, U8, variant->bad.val);
 		if (variant->bad2.type)
-			put_val(&m, variant->bad2.type, U8, variant->bad2.val);
-		nest_end(&m);
-		nest_end(&m);
+			put_val(m, variant->bad2.type, U8, variant->bad2.val);
+		nla_nest_end(m, entry);
+		nla_nest_end(m, map);
 	} else {
-		bad_off = put_val(&m, variant->bad.type, variant->bad.vt,
+		bad_off = put_val(m, variant->bad.type, variant->bad.vt,
 				  variant->bad.val);
 	}
-	nest_end(&m);
+	nla_nest_end(m, obj);
 
-	err = nl_xfer(&self->nl, &m, NULL, NULL);
+	err = xfer(&self->nl, m, NULL, NULL);
 	EXPECT_EQ(variant->err, err) TH_LOG("errno %d (%s)", -err,
 					    strerror(-err));
 	if (variant->miss) {
@@ -1573,7 +1300,7 @@ static void __attribute__((constructor)) order_last(void)
 
 int main(int argc, char **argv)
 {
-	struct nl nl = { .fd = -1 };
+	struct vnl nl = {};
 	int ret, err;
 
 	if (!getuid()) {
@@ -1581,13 +1308,16 @@ int main(int argc, char **argv)
 		if (add_dev(DEV, NETDEV)) {
 			snprintf(no_dev_reason, sizeof(no_dev_reason),
 				 "cannot create %s (is vrnic.ko loaded?)", DEV);
-		} else if ((err = nl_open(&nl)) || (err = snapshot(&nl, DEV, &fresh))) {
+		} else if ((err = vnl_open(&nl, 0))) {
 			snprintf(no_dev_reason, sizeof(no_dev_reason),
-				 "vrnic family: %s", strerror(-err));
+				 "vrnic family: %s", nl_geterror(err));
+		} else if ((err = snapshot(&nl, DEV, &fresh))) {
+			snprintf(no_dev_reason, sizeof(no_dev_reason),
+				 "reading %s: %s", DEV, strerror(-err));
 		} else {
 			have_dev = true;
 		}
-		nl_close(&nl);
+		vnl_close(&nl);
 	}
 	ret = test_harness_run(argc, argv);
 	if (!getuid()) {

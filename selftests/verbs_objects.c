@@ -26,12 +26,10 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
 
 #include "vrnic.h"
 #include "vrnic_harness.h"
+#include "vrnic_nl.h"
 #include "vrnic_sh.h"
 
 #define VB_PORT		1
@@ -69,44 +67,29 @@ static int vb_find_gid(struct ibv_context *ctx, union ibv_gid *gid)
 	return -1;
 }
 
-/* Set one limit of @dev over the vrnic generic netlink family. */
+/*
+ * Set one limit of @dev over the vrnic generic netlink family.
+ * Return: 0, -errno of the kernel's refusal, or a negative libnl code.
+ */
 static int vb_set_limit(const char *dev, int attr, uint32_t val)
 {
-	struct nl_sock *sk;
-	struct nl_msg *msg = NULL;
 	struct nlattr *nest;
-	int fam, err;
+	struct nl_msg *m;
+	struct vnl nl;
+	int err;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	err = genl_connect(sk);
+	err = vnl_open(&nl, 0);
 	if (err)
-		goto out;
-	fam = genl_ctrl_resolve(sk, VRNIC_GENL_NAME);
-	if (fam < 0) {
-		err = fam;
-		goto out;
-	}
-	msg = nlmsg_alloc();
-	err = -ENOMEM;
-	if (!msg)
-		goto out;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0,
-			 NLM_F_REQUEST | NLM_F_ACK, VRNIC_CMD_LIMITS_SET,
-			 VRNIC_GENL_VERSION))
-		goto out;
-	nla_put_string(msg, VRNIC_ATTR_DEV_NAME, dev);
-	nest = nla_nest_start(msg, VRNIC_ATTR_LIMITS | NLA_F_NESTED);
-	nla_put_u32(msg, attr, val);
-	nla_nest_end(msg, nest);
-	err = nl_send_auto(sk, msg);
-	if (err >= 0)
-		err = nl_wait_for_ack(sk);
-out:
-	nlmsg_free(msg);
-	nl_socket_free(sk);
-	return err < 0 ? err : 0;
+		return err;
+	m = vnl_msg(&nl, 0, VRNIC_CMD_LIMITS_SET);
+	nla_put_string(m, VRNIC_ATTR_DEV_NAME, dev);
+	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+	nla_put_u32(m, attr, val);
+	nla_nest_end(m, nest);
+	err = vnl_xfer(&nl, m, NULL, NULL);
+	nlmsg_free(m);
+	vnl_close(&nl);
+	return err;
 }
 
 FIXTURE(vdev) {
