@@ -53,16 +53,18 @@ void vrnic_req_cursor_reset(struct vrnic_qp *qp)
 	xp->rd_atomic_out = 0;
 }
 
-/* IBA 9.7.6.1.3: local ACK timeout is 4.096 us * 2^timeout. */
-static unsigned long vrnic_retrans_jiffies(struct vrnic_qp *qp)
+/*
+ * IBA 9.7.6.1.3: the local ACK timeout is 4.096 us * 2^@timeout.  Kept in
+ * the transport state (ack_timeout), set when modify_qp sets @timeout.
+ */
+unsigned long vrnic_ack_timeout_jiffies(u8 timeout)
 {
-	u8 t = READ_ONCE(qp->attr.timeout);
 	u64 us;
 
 	/* 0 means "infinite": vrnic still probes once a second. */
-	if (!t)
+	if (!timeout)
 		return HZ;
-	us = div_u64(4096ULL << min_t(u8, t, 31), 1000);
+	us = div_u64(4096ULL << min_t(u8, timeout, 31), 1000);
 	return max_t(unsigned long, usecs_to_jiffies(us), 2);
 }
 
@@ -72,8 +74,7 @@ void vrnic_req_arm_timer(struct vrnic_qp *qp)
 	struct vrnic_qp_xport *xp = &qp->xport;
 
 	if (!xp->stopped)
-		mod_timer(&xp->retrans_timer,
-			  jiffies + vrnic_retrans_jiffies(qp));
+		mod_timer(&xp->retrans_timer, jiffies + xp->ack_timeout);
 }
 
 /*
@@ -341,7 +342,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		 * limits, that doubled the packets on it (make bench's
 		 * write_bw_64KiB_q4: 6 times rdma_rxe's ACKs).
 		 */
-		ack_every = max(vrnic_retrans_jiffies(qp) / 4, 1UL);
+		ack_every = max(xp->ack_timeout / 4, 1UL);
 		if (time_after_eq(jiffies, xp->ackreq_jiffies + ack_every) ||
 		    vrnic_cc_pace_gap(qp, mtu) >= ack_every)
 			ackreq = true;

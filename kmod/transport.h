@@ -160,6 +160,7 @@ struct vrnic_qp_xport {
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
 	unsigned long ackreq_jiffies;	/* when the last AckReq went out */
+	unsigned long ack_timeout;	/* jiffies, from attr.timeout */
 	u32 window;			/* PSNs allowed in flight now */
 	u32 ssthresh;			/* window: slow start below it */
 	u32 window_acked;		/* PSNs acked towards the next +1 */
@@ -320,6 +321,7 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
+unsigned long vrnic_ack_timeout_jiffies(u8 timeout);
 void vrnic_req_loss_reset(struct vrnic_qp_xport *xp);
 void vrnic_req_cursor_reset(struct vrnic_qp *qp);
 

@@ -48,6 +48,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	skb_queue_head_init(&xp->ooo);
 	vrnic_cc_init(qp);
 	xp->mtu = 1024;	/* until modify_qp sets the path MTU */
+	xp->ack_timeout = vrnic_ack_timeout_jiffies(0);
 	vrnic_req_loss_reset(xp);
 	xp->tx_cpu = -1;
 	vrnic_req_cursor_reset(qp);
@@ -210,6 +211,8 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
 		vrnic_req_loss_reset(xp);
 	}
+	if (mask & IB_QP_TIMEOUT)
+		xp->ack_timeout = vrnic_ack_timeout_jiffies(qp->attr.timeout);
 	if (mask & IB_QP_RETRY_CNT)
 		xp->retry_left = qp->attr.retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
