@@ -619,13 +619,39 @@ int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		if (!vrnic_qp_counters[i].restrack)
 			continue;
 		if (rdma_nl_put_driver_u64(msg, vrnic_qp_counters[i].name,
-					   val[i])) {
-			nla_nest_cancel(msg, nest);
-			return -EMSGSIZE;
-		}
+					   val[i]))
+			goto cancel;
 	}
+	if ((qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
+	    vrnic_req_fill_res(msg, qp))
+		goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * vrnic_cc_pacer_state - what the pacer holds the requester to
+ * @qp: the QP; @sq_lock held
+ * @wait_ns: set to how long until the pacer lets the next packet go (0 if
+ *	it may go now)
+ * @waiting: set if the requester waits for the pacer's timer
+ * @armed: set if that timer is queued
+ */
+void vrnic_cc_pacer_state(struct vrnic_qp *qp, u64 *wait_ns, bool *waiting,
+			  bool *armed)
+{
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+	u64 now = ktime_get_ns();
+
+	spin_lock(&cc->cc_lock);
+	*wait_ns = cc->rp.active && cc->next_tx > now ? cc->next_tx - now : 0;
+	*waiting = cc->req_waiting;
+	*armed = hrtimer_is_queued(&cc->rp_timer);
+	spin_unlock(&cc->cc_lock);
 }
 
 /* ------------------------------------------------------------- lifetime */

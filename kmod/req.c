@@ -997,6 +997,52 @@ static bool vrnic_req_may_probe(struct vrnic_qp *qp)
 	return wqe && !vrnic_wr_has_resp_data(wqe->opcode);
 }
 
+/**
+ * vrnic_req_fill_res - the requester's state, for "rdma resource show qp -dd"
+ * @msg: the nldev message, inside vrnic's driver nest
+ * @qp: an RC or UC QP
+ *
+ * What a stalled QP waits for: its PSNs and window, whether a resend or
+ * an RNR wait is pending, and its timers.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted;
+	bool sel, rnr, retrans, waiting, armed;
+	u64 wait_ns;
+
+	spin_lock_bh(&xp->sq_lock);
+	req_psn = xp->req_psn;
+	comp_psn = xp->comp_psn;
+	max_psn = xp->max_psn;
+	window = xp->window;
+	send_off = xp->send_off;
+	sq_posted = (vrnic_queue_load_prod(&qp->sq.q) - qp->sq.q.cons) &
+		    qp->sq.q.index_mask;
+	sel = xp->sel_pending;
+	rnr = xp->rnr_wait;
+	retrans = timer_pending(&xp->retrans_timer);
+	vrnic_cc_pacer_state(qp, &wait_ns, &waiting, &armed);
+	spin_unlock_bh(&xp->sq_lock);
+
+	if (rdma_nl_put_driver_u32_hex(msg, "req_psn", req_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", comp_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "max_psn", max_psn) ||
+	    rdma_nl_put_driver_u32(msg, "window", window) ||
+	    rdma_nl_put_driver_u32(msg, "sq_posted", sq_posted) ||
+	    rdma_nl_put_driver_u32(msg, "send_off", send_off) ||
+	    rdma_nl_put_driver_u32(msg, "resend_pending", sel) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", rnr) ||
+	    rdma_nl_put_driver_u32(msg, "retrans_timer", retrans) ||
+	    rdma_nl_put_driver_u64(msg, "pacer_wait_ns", wait_ns) ||
+	    rdma_nl_put_driver_u32(msg, "pacer_waiting", waiting) ||
+	    rdma_nl_put_driver_u32(msg, "pacer_timer", armed))
+		return -EMSGSIZE;
+	return 0;
+}
+
 void vrnic_req_retrans_timer(struct timer_list *t)
 {
 	struct vrnic_qp *qp = from_timer(qp, t, xport.retrans_timer);

@@ -322,6 +322,7 @@ void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
 unsigned long vrnic_ack_timeout_jiffies(u8 timeout);
+int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp);
 void vrnic_req_loss_reset(struct vrnic_qp_xport *xp);
 void vrnic_req_cursor_reset(struct vrnic_qp *qp);
 
