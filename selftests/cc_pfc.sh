@@ -332,7 +332,7 @@ ktap_result "empty-vector and unknown-opcode frames ignored" \
 read -r r0 r3 < <(rates)
 ktap_result "streams still running" $((r0 > 0 && r3 > 0 ? 0 : 1))
 
-if ((KTAP_FAIL)); then
+if ((TAP_FAIL)); then
 	ktap_comment "the PFC trace of this run:"
 	grep -v '^#' "$TRACING/trace" | sed 's/^/#   /'
 fi

@@ -271,7 +271,7 @@ PHASE_FAIL0=0
 phase_keep() {
 	local dir=${RESULTS:+$RESULTS/tests/${0##*/}}
 
-	[[ -n $PHASE && $KTAP_FAIL -gt $PHASE_FAIL0 && -n $dir && -d $dir ]] || return 0
+	[[ -n $PHASE && $TAP_FAIL -gt $PHASE_FAIL0 && -n $dir && -d $dir ]] || return 0
 	[[ $(stat -c %s "$LOG/$PHASE.pcap" 2>/dev/null || echo 0) -lt $((64 << 20)) ]] || return 0
 	mkdir -p "$dir/pcap" && cp "$LOG/$PHASE.pcap" "$LOG/$PHASE.pcap.stats" "$dir/pcap/" &&
 		ktap_comment "$PHASE failed: its capture is kept in $dir/pcap/$PHASE.pcap"
@@ -282,7 +282,7 @@ PHASE_T0=$SECONDS
 phase() {
 	phase_keep
 	PHASE=$1
-	PHASE_FAIL0=$KTAP_FAIL
+	PHASE_FAIL0=$TAP_FAIL
 	ktap_comment "---- $1 (the last phase took $((SECONDS - PHASE_T0)) s)"
 	PHASE_T0=$SECONDS
 	tc_clear

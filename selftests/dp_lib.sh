@@ -27,6 +27,8 @@ DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # used by the scripts sourcing this file
 DP_REPO=$(cd "$DP_DIR/.." && pwd)
+# shellcheck source=selftests/lib/tap.sh
+. "$DP_DIR/lib/tap.sh"
 # shellcheck source=selftests/lib/gid.sh
 . "$DP_DIR/lib/gid.sh"
 
@@ -36,16 +38,12 @@ DP_ADDR_C=10.77.1.1
 
 KSFT_SKIP=4
 
-DP_N=0
-DP_PASS=0
-DP_FAIL=0
-DP_SKIP=0
 DP_CLEANUP=()
 
 # ---- KTAP ----
 
 dp_begin() {
-	echo "TAP version 13"
+	tap_begin
 	echo "# $(basename "$0"): DP_LINK_TYPE=$DP_LINK_TYPE logs in $DP_LOG"
 }
 
@@ -55,23 +53,7 @@ dp_log() {
 
 # dp_result {ok|fail|skip} NAME [REASON]
 dp_result() {
-	local st=$1 name=$2 reason=${3:-}
-
-	DP_N=$((DP_N + 1))
-	case $st in
-	ok)
-		DP_PASS=$((DP_PASS + 1))
-		echo "ok $DP_N $name"
-		;;
-	skip)
-		DP_SKIP=$((DP_SKIP + 1))
-		echo "ok $DP_N $name # SKIP${reason:+ $reason}"
-		;;
-	*)
-		DP_FAIL=$((DP_FAIL + 1))
-		echo "not ok $DP_N $name${reason:+ # $reason}"
-		;;
-	esac
+	tap_result "$@"
 }
 
 # Print a file's tail as KTAP comments.
@@ -85,11 +67,11 @@ dp_tail() {
 
 # Print the plan and the totals; exit status for the script.
 dp_end() {
-	echo "1..$DP_N"
-	echo "# totals: pass:$DP_PASS fail:$DP_FAIL skip:$DP_SKIP"
-	if [[ $DP_FAIL -gt 0 ]]; then
+	echo "1..$TAP_N"
+	echo "# totals: pass:$TAP_PASS fail:$TAP_FAIL skip:$TAP_SKIP"
+	if [[ $TAP_FAIL -gt 0 ]]; then
 		return 1
-	elif [[ $DP_N -eq 0 || $DP_SKIP -eq $DP_N ]]; then
+	elif [[ $TAP_N -eq 0 || $TAP_SKIP -eq $TAP_N ]]; then
 		return "$KSFT_SKIP"
 	fi
 	return 0
@@ -465,29 +447,15 @@ dp_spawn() {
 
 	shift 2
 	(
-		DP_N=0 DP_PASS=0 DP_FAIL=0 DP_SKIP=0 DP_PORT=$base
+		TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0 DP_PORT=$base
 		"$@"
 	) >"$DP_LOG/group.$name" 2>&1 &
 	DP_GROUP_PID[$name]=$!
 }
 
 dp_join() {
-	local name=$1 line re='^(ok|not ok) [0-9]+ ([^#]*[^# ])( # (SKIP)? ?(.*))?$'
-
-	wait "${DP_GROUP_PID[$name]}"
-	while IFS= read -r line; do
-		if [[ $line =~ $re ]]; then
-			if [[ ${BASH_REMATCH[1]} == "not ok" ]]; then
-				dp_result fail "${BASH_REMATCH[2]}" "${BASH_REMATCH[5]}"
-			elif [[ -n ${BASH_REMATCH[4]} ]]; then
-				dp_result skip "${BASH_REMATCH[2]}" "${BASH_REMATCH[5]}"
-			else
-				dp_result ok "${BASH_REMATCH[2]}"
-			fi
-		else
-			echo "$line"
-		fi
-	done <"$DP_LOG/group.$name"
+	wait "${DP_GROUP_PID[$1]}"
+	tap_relay "" <"$DP_LOG/group.$1"
 }
 
 # ---- counters ----

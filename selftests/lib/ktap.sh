@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# ktap.sh - helpers for vrnic's shell selftests, which print KTAP.
+# ktap.sh - helpers for vrnic's shell selftests, which print KTAP through
+# lib/tap.sh.
 #
 #	#!/bin/bash
 #	. "$(dirname "$0")/lib/ktap.sh"
@@ -19,13 +20,11 @@
 # shown as "# " comments when a stage fails (always with KTAP_VERBOSE=1).
 # Everything registered with defer runs at exit, last first.
 
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # shellcheck source=selftests/lib/gid.sh
 . "$(dirname "${BASH_SOURCE[0]}")/gid.sh"
 
-KTAP_N=0
-KTAP_PASS=0
-KTAP_FAIL=0
-KTAP_SKIP=0
 KTAP_PLANNED=
 KTAP_DEFERRED=()
 KTAP_VERBOSE=${KTAP_VERBOSE:-0}
@@ -37,7 +36,7 @@ KSFT_FAIL=1
 KSFT_SKIP=4
 
 ktap_header() {
-	echo "TAP version 13"
+	tap_begin
 }
 
 # ktap_plan N: announce the number of results (optional).
@@ -56,23 +55,17 @@ ktap_dump() {
 }
 
 ktap_ok() {
-	KTAP_N=$((KTAP_N + 1))
-	KTAP_PASS=$((KTAP_PASS + 1))
-	echo "ok $KTAP_N ${*//#/_}"
+	tap_result ok "$*"
 }
 
 # ktap_fail NAME [REASON]
 ktap_fail() {
-	KTAP_N=$((KTAP_N + 1))
-	KTAP_FAIL=$((KTAP_FAIL + 1))
-	echo "not ok $KTAP_N ${1//#/_}${2:+ # ${2//#/_}}"
+	tap_result fail "$1" "${2:-}"
 }
 
 # ktap_skip NAME REASON
 ktap_skip() {
-	KTAP_N=$((KTAP_N + 1))
-	KTAP_SKIP=$((KTAP_SKIP + 1))
-	echo "ok $KTAP_N ${1//#/_} # SKIP ${2:-}"
+	tap_result skip "$1" "${2:-}"
 }
 
 # ktap_result NAME STATUS: ok if STATUS is 0.
@@ -186,15 +179,15 @@ trap ktap_cleanup EXIT
 # Print the totals and exit: 0 if nothing failed, 4 if everything skipped.
 ktap_finish() {
 	if [[ -z $KTAP_PLANNED ]]; then
-		echo "1..$KTAP_N"
-	elif [[ $KTAP_PLANNED -ne $KTAP_N ]]; then
-		ktap_comment "planned $KTAP_PLANNED results, printed $KTAP_N"
-		KTAP_FAIL=$((KTAP_FAIL + 1))
+		echo "1..$TAP_N"
+	elif [[ $KTAP_PLANNED -ne $TAP_N ]]; then
+		ktap_comment "planned $KTAP_PLANNED results, printed $TAP_N"
+		TAP_FAIL=$((TAP_FAIL + 1))
 	fi
-	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
-	if [[ $KTAP_FAIL -gt 0 ]]; then
+	echo "# Totals: pass:$TAP_PASS fail:$TAP_FAIL xfail:0 xpass:0 skip:$TAP_SKIP error:0"
+	if [[ $TAP_FAIL -gt 0 ]]; then
 		exit "$KSFT_FAIL"
-	elif [[ $KTAP_PASS -eq 0 && $KTAP_SKIP -gt 0 ]]; then
+	elif [[ $TAP_PASS -eq 0 && $TAP_SKIP -gt 0 ]]; then
 		exit "$KSFT_SKIP"
 	fi
 	exit "$KSFT_PASS"

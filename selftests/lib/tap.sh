@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# tap.sh - build one flat TAP stream out of many test results (host side).
+# tap.sh - the one TAP writer of vrnic's tests: numbered results, the plan,
+# comments, and the relay that turns many TAP/KTAP streams into one.
 #
-# Used by selftests/vm/vm.sh (VM results) and selftests/check.sh (everything).
-# Results are numbered as they are emitted; tap_end prints the plan and the
-# closing "N passed, N failed[, N skipped]" line and returns non-zero if
-# anything failed or nothing ran.
+# Shell selftests use it through lib/ktap.sh (their helpers); the runners
+# on the host (selftests/vm/vm.sh for VM results, selftests/check.sh for
+# everything) use it directly.  Results are numbered as they are emitted;
+# tap_end prints the plan and the closing "N passed, N failed[, N skipped]"
+# line and returns non-zero if anything failed or nothing ran.
 
 TAP_N=0
 TAP_PASS=0
@@ -17,10 +19,12 @@ tap_begin() {
 	echo "TAP version 13"
 }
 
-# tap_result {ok|fail|skip} NAME [REASON]
+# tap_result {ok|fail|skip} NAME [REASON]: one result line.  A "#" in NAME
+# or REASON would start a directive, so it becomes "_".
 tap_result() {
-	local status=$1 name=$2 reason=${3:-}
+	local status=$1 name=${2//#/_} reason=${3:-}
 
+	reason=${reason//#/_}
 	TAP_N=$((TAP_N + 1))
 	case $status in
 	ok)
