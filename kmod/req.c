@@ -603,16 +603,23 @@ void vrnic_req_schedule(struct vrnic_qp *qp)
  * the responder sees as a PSN gap and answers with a sequence NAK and a
  * go-back-N.  So a QP changes its sending CPU only when nothing it sent
  * is unacknowledged (the same rule XPS applies to a socket's TX queue).
+ *
+ * Except for the work item (@from_work): it is queued on the sending CPU,
+ * but a work item queued while it runs stays where it runs (the
+ * workqueue's non-reentrancy), so one that found itself elsewhere after
+ * the sending CPU changed could only queue itself there again, forever,
+ * with the QP stalled.  It takes the QP over instead; a reordering that
+ * may cause costs a resend, not the connection.
  * Called with @sq_lock held, so the CPU cannot change under us.
  */
-static bool vrnic_req_cpu_ok(struct vrnic_qp *qp)
+static bool vrnic_req_cpu_ok(struct vrnic_qp *qp, bool from_work)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	int cpu = smp_processor_id();
 
 	if (cpu == xp->tx_cpu)
 		return true;
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	if (!from_work && qp->ibqp.qp_type == IB_QPT_RC &&
 	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
 	    xp->tx_cpu >= 0 && cpu_online(xp->tx_cpu))
 		return false;
@@ -625,7 +632,7 @@ static bool vrnic_req_cpu_ok(struct vrnic_qp *qp)
  * out with work left (or the work belongs on another CPU).  Must be
  * called with BHs enabled.
  */
-static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
+static bool vrnic_req_run(struct vrnic_qp *qp, int budget, bool from_work)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	bool more;
@@ -633,7 +640,7 @@ static bool vrnic_req_run(struct vrnic_qp *qp, int budget)
 	for (;;) {
 		if (!spin_trylock_bh(&xp->sq_lock))
 			return false;	/* the holder will see our bit */
-		if (!vrnic_req_cpu_ok(qp)) {
+		if (!vrnic_req_cpu_ok(qp, from_work)) {
 			spin_unlock_bh(&xp->sq_lock);
 			return true;
 		}
@@ -683,7 +690,7 @@ void vrnic_req_kick(struct vrnic_qp *qp)
 		vrnic_req_schedule(qp);
 		return;
 	}
-	if (vrnic_req_run(qp, VRNIC_REQ_BUDGET))
+	if (vrnic_req_run(qp, VRNIC_REQ_BUDGET, false))
 		vrnic_req_schedule(qp);
 }
 
@@ -695,7 +702,7 @@ void vrnic_req_work(struct work_struct *work)
 
 	set_bit(VRNIC_XP_KICK, &qp->xport.kick);
 	for (i = 0; i < VRNIC_REQ_WORK_RUNS; i++) {
-		if (!vrnic_req_run(qp, VRNIC_REQ_BUDGET))
+		if (!vrnic_req_run(qp, VRNIC_REQ_BUDGET, true))
 			return;
 		cond_resched();
 	}
