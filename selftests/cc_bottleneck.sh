@@ -233,13 +233,13 @@ declare -A PIDS=()	# PIDS[server.ID], PIDS[client.ID]
 # its client on ccbs<SENDER>, on port PORT + ID, output in $OUT/flowID.*.
 # A server waits for its client (or stop_flows).
 server() {
-	ip netns exec "$RX" timeout -k 5 "$TMO" ib_send_bw -d ccbr -x "$GR" -p $((PORT + $1)) \
+	ip netns exec "$RX" timeout -k 5 "$TMO" stdbuf -oL ib_send_bw -d ccbr -x "$GR" -p $((PORT + $1)) \
 		"${PERF[@]}" >"$OUT/flow$1.server" 2>&1 &
 	PIDS[server.$1]=$!
 }
 
 client() {
-	ip netns exec "ccb_s$2" timeout -k 5 "$TMO" ib_send_bw -d "ccbs$2" -x "${GS[$2]}" \
+	ip netns exec "ccb_s$2" timeout -k 5 "$TMO" stdbuf -oL ib_send_bw -d "ccbs$2" -x "${GS[$2]}" \
 		-p $((PORT + $1)) "${PERF[@]}" "$RX_IP" >"$OUT/flow$1.client" 2>&1 &
 	PIDS[client.$1]=$!
 }
@@ -259,6 +259,60 @@ stop_flows() {
 	return 0
 }
 defer stop_flows
+
+# flow_diag RUN N: what the senders' and the receiver's QPs and the
+# perftest processes were doing, as comments.
+flow_diag() {
+	local run=$1 n=$2 i pid
+
+	for ((i = 1; i <= n; i++)); do
+		ktap_comment "$run: ccbs$i's QPs:"
+		ip netns exec "ccb_s$i" rdma -dd resource show qp link "ccbs$i" 2>&1 |
+			grep -v 'lqpn 1 ' | sed 's/^/#   /'
+	done
+	ktap_comment "$run: ccbr's QPs:"
+	ip netns exec "$RX" rdma -dd resource show qp link ccbr 2>&1 |
+		grep -v 'lqpn 1 ' | sed 's/^/#   /'
+	for pid in $(pgrep -x ib_send_bw); do
+		ktap_comment "$run: ib_send_bw $pid ($(tr '\0' ' ' </proc/"$pid"/cmdline | grep -o -- '-p [0-9]*')): $(cat /proc/"$pid"/wchan 2>/dev/null)"
+		sed 's/^/#   /' /proc/"$pid"/stack 2>/dev/null | head -n 8
+	done
+}
+
+# flows_alive RUN N ID...: flows ID... (senders 1..N) ran to the end of
+# RUN and still send; a client or server that ended early shows its
+# output, and flow_diag shows what the stalled or dead flows' QPs did.
+flows_alive() {
+	local run=$1 n=$2 id k i bad=0 rc a=() b=()
+
+	shift 2
+	for ((i = 1; i <= n; i++)); do
+		hwc "a[$i]" "ccbs$i" tx_bytes
+	done
+	sleep 1
+	for ((i = 1; i <= n; i++)); do
+		hwc "b[$i]" "ccbs$i" tx_bytes
+		[[ ${b[$i]} -gt ${a[$i]} ]] && continue
+		bad=1
+		ktap_comment "$run: ccbs$i sent nothing for a second"
+	done
+	for id in "$@"; do
+		for k in client server; do
+			kill -0 "${PIDS[$k.$id]}" 2>/dev/null && continue
+			bad=1
+			rc=0
+			wait "${PIDS[$k.$id]}" || rc=$?
+			ktap_comment "$run: flow $id's $k ended early, exit status $rc:"
+			sed 's/^/#   /' "$OUT/flow$id.$k" | tail -n 15
+		done
+	done
+	if ((bad)); then
+		flow_diag "$run" "$n"
+		ktap_fail "$run: every flow ran to the end and still sends"
+	else
+		ktap_ok "$run: every flow ran to the end and still sends"
+	fi
+}
 
 # listening ID...: the servers of flows ID... accept connections.
 listening() {
@@ -420,6 +474,7 @@ scenario() {
 	t_end=$EPOCHREALTIME
 	touch "$OUT/$run.stop"
 	wait "$spid"
+	flows_alive "$run" "$n" "${ids[@]}"
 	stop_flows "${ids[@]}"
 	ktap_comment "$run: flows stopped ($(elapsed))"
 	ip netns exec "$SW" tc -s qdisc show dev swr | sed 's/^/# /'
