@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <libctl/nldev.h>
@@ -12,6 +13,9 @@
 namespace rdmactl {
 
 namespace {
+
+// IBA 9.2: QP numbers are 24 bits.
+constexpr uint64_t kMaxQpn = 0xffffff;
 
 json counters_to_json(const std::vector<libctl::Counter>& cs) {
     json j = json::object();
@@ -80,41 +84,37 @@ void qp_stats(Context& ctx, const std::string& dev, const std::optional<uint32_t
     });
 }
 
-void show_stats(Context& ctx, const std::vector<std::string>& args) {
-    // [DEV] [qp [QPN]]
-    std::string dev;
-    size_t i = 0;
-    if (i < args.size() && args[i] != "qp")
-        dev = args[i++];
-    if (i == args.size())
-        return port_stats(ctx, dev);
-    if (args[i] != "qp")
-        return (void)ctx.usage("stats show: unexpected \"" + args[i] + "\" (expected qp)");
-    i++;
-    std::optional<uint32_t> qpn;
-    if (i < args.size()) {
-        auto n = parse_uint(args[i], 0xffffff);
-        if (!n)
-            return (void)ctx.usage("stats show: invalid QPN \"" + args[i] + "\"");
-        qpn = static_cast<uint32_t>(*n);
-        i++;
-    }
-    if (i != args.size())
-        return (void)ctx.usage("stats show: unexpected \"" + args[i] + "\"");
-    if (qpn && dev.empty())
-        return (void)ctx.usage("stats show: qp QPN needs a device");
-    qp_stats(ctx, dev, qpn);
-}
-
 } // namespace
 
 void register_stats(CLI::App& app, Context& ctx) {
-    auto args = std::make_shared<std::vector<std::string>>();
+    struct Args {
+        std::string dev;
+        std::string qpn;
+    };
+    auto args = std::make_shared<Args>();
     CLI::App* obj =
-        add_object(app, ctx, "stats", "Port and QP counters", [&ctx] { show_stats(ctx, {}); });
+        add_object(app, ctx, "stats", "Port and QP counters", [&ctx] { port_stats(ctx, ""); });
     CLI::App* sh = obj->add_subcommand("show", "Show counters: [DEV] [qp [QPN]]");
-    sh->add_option("ARGS", *args, "[DEV] [qp [QPN]]");
-    sh->callback([&ctx, args] { show_stats(ctx, *args); });
+    sh->add_option("DEV", args->dev, "RDMA device (default: every device)");
+    CLI::App* qp = sh->add_subcommand("qp", "Per-QP counters of DEV's QPs you may see");
+    qp->add_option("QPN", args->qpn, "Only this QP")
+        ->check(CLI::Validator(
+            [](std::string& s) {
+                return parse_uint(s, kMaxQpn)
+                           ? std::string()
+                           : "invalid QPN \"" + s + "\" (0.." + std::to_string(kMaxQpn) + ")";
+            },
+            "QPN"));
+    sh->callback([&ctx, args, qp] {
+        if (!qp->parsed())
+            return port_stats(ctx, args->dev);
+        std::optional<uint32_t> qpn;
+        if (!args->qpn.empty())
+            qpn = static_cast<uint32_t>(*parse_uint(args->qpn, kMaxQpn));
+        if (qpn && args->dev.empty())
+            return (void)ctx.usage("stats show: qp QPN needs a device");
+        qp_stats(ctx, args->dev, qpn);
+    });
 }
 
 } // namespace rdmactl
