@@ -242,6 +242,17 @@ struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
 					  0);
 }
 
+/* A port counter: the sum of its per-CPU parts. */
+static u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(vdev->stats, cpu)->val[c];
+	return sum;
+}
+
 /*
  * The port's counts minus what its counters count (see above).  Those
  * are read first: a QP counts an event at most a moment before its port

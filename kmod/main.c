@@ -81,16 +81,6 @@ void vrnic_dev_put(struct vrnic_dev *vdev)
 	ib_device_put(&vdev->ibdev);
 }
 
-u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(vdev->stats, cpu)->val[c];
-	return sum;
-}
-
 /**
  * vrnic_dev_get_by_netdev - find the vrnic device bound to a netdev
  * @ndev: the net device

@@ -287,7 +287,6 @@ extern struct list_head vrnic_dev_list;
 struct vrnic_dev *vrnic_dev_get_by_name(const char *name);
 struct vrnic_dev *vrnic_dev_get_by_netdev(struct net_device *ndev);
 void vrnic_dev_put(struct vrnic_dev *vdev);
-u64 vrnic_counter_read(struct vrnic_dev *vdev, enum vrnic_counter c);
 void vrnic_unregister_devices(struct net *net);
 
 /* counters.c */
