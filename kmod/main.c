@@ -320,6 +320,12 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, vrnic_ucontext, ibuc),
 };
 
+/*
+ * Does any vrnic device hold @ndev, registered or not?  Not
+ * vrnic_dev_get_by_netdev(): that one asks ib_core, which knows only
+ * registered devices, and a device still registering (or already
+ * unregistering) holds its netdev as well.  Under vrnic_link_mutex.
+ */
 static bool vrnic_netdev_is_bound(struct net_device *ndev)
 {
 	struct vrnic_dev *vdev;
