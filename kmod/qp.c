@@ -8,6 +8,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
+#include "hdr.h"
 
 /* ------------------------------------------------------------ lookup */
 
@@ -160,7 +161,7 @@ static int vrnic_qp_alloc_qpn(struct vrnic_dev *vdev, struct vrnic_qp *qp,
 	} else {
 		/* QPNs below 16 are left for special QPs. */
 		err = xa_alloc_cyclic_irq(&vdev->qp_xa, &qpn, NULL,
-					  XA_LIMIT(16, 0xffffff),
+					  XA_LIMIT(16, VRNIC_QPN_MASK),
 					  &vdev->next_qpn, GFP_KERNEL);
 		if (err > 0)
 			err = 0;
@@ -391,7 +392,7 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp,
 		return -EINVAL;
 	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
 		return -EINVAL;
-	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > VRNIC_QPN_MASK)
 		return -EINVAL;
 	if (mask & IB_QP_ALT_PATH)
 		return -EOPNOTSUPP;	/* no automatic path migration */
@@ -456,13 +457,13 @@ static void vrnic_qp_apply(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_RNR_RETRY)
 		a->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_RQ_PSN)
-		a->rq_psn = attr->rq_psn & 0xffffff;
+		a->rq_psn = attr->rq_psn & VRNIC_PSN_MASK;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		a->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		a->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_SQ_PSN)
-		a->sq_psn = attr->sq_psn & 0xffffff;
+		a->sq_psn = attr->sq_psn & VRNIC_PSN_MASK;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
@@ -614,7 +615,7 @@ static int vrnic_build_swqe(struct vrnic_qp *qp, const struct ib_send_wr *wr,
 		if (type == IB_QPT_UD || type == IB_QPT_GSI) {
 			const struct ib_ud_wr *ud = ud_wr(wr);
 
-			wqe->wr.ud.remote_qpn = ud->remote_qpn & 0xffffff;
+			wqe->wr.ud.remote_qpn = ud->remote_qpn & VRNIC_QPN_MASK;
 			wqe->wr.ud.remote_qkey = ud->remote_qkey;
 			wqe->wr.ud.pkey_index = ud->pkey_index;
 			wqe->wr.ud.av = to_vah(ud->ah)->av;
@@ -799,7 +800,7 @@ static void vrnic_sq_copy_user(struct vrnic_qp *qp, u32 pos,
 	case IB_WR_SEND_WITH_IMM:
 		if (type != IB_QPT_UD)
 			break;
-		wqe->wr.ud.remote_qpn = wr.wr.ud.remote_qpn & 0xffffff;
+		wqe->wr.ud.remote_qpn = wr.wr.ud.remote_qpn & VRNIC_QPN_MASK;
 		wqe->wr.ud.remote_qkey = wr.wr.ud.remote_qkey;
 		wqe->wr.ud.pkey_index = wr.wr.ud.pkey_index;
 		/*
