@@ -29,6 +29,7 @@
 
 #include "vrnic.h"
 #include "vrnic_harness.h"
+#include "roce_gid.h"
 #include "vrnic_nl.h"
 #include "vrnic_sh.h"
 
@@ -36,36 +37,6 @@
 #define VB_TIMEOUT_MS	30000
 
 /* ---- device plumbing ---- */
-
-static bool vb_gid_is_v4(const union ibv_gid *g)
-{
-	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(g->raw, pfx, sizeof(pfx));
-}
-
-static int vb_find_gid(struct ibv_context *ctx, union ibv_gid *gid)
-{
-	struct ibv_gid_entry ent;
-	struct ibv_port_attr pattr;
-	int try, i;
-
-	for (try = 0; try < 100; try++) {
-		if (ibv_query_port(ctx, VB_PORT, &pattr))
-			return -1;
-		for (i = 0; i < pattr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(ctx, VB_PORT, i, &ent, 0))
-				continue;
-			if (ent.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-			    vb_gid_is_v4(&ent.gid)) {
-				*gid = ent.gid;
-				return i;
-			}
-		}
-		usleep(100 * 1000);
-	}
-	return -1;
-}
 
 /*
  * Set one limit of @dev over the vrnic generic netlink family.
@@ -134,7 +105,7 @@ FIXTURE_SETUP(vdev)
 	ASSERT_EQ(0, ibv_query_port(self->ctx, VB_PORT, &self->pattr));
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
-	self->gid_idx = vb_find_gid(self->ctx, &self->gid);
+	self->gid_idx = roce_gid_find(self->ctx, VB_PORT, AF_INET, &self->gid);
 	ASSERT_LE(0, self->gid_idx) TH_LOG("no RoCEv2 IPv4 GID");
 }
 

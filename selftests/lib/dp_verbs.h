@@ -8,6 +8,7 @@
 #ifndef VRNIC_DP_VERBS_H
 #define VRNIC_DP_VERBS_H
 
+#include "roce_gid.h"
 #include "vrnic_sh.h"
 
 struct dp_dev {
@@ -36,46 +37,15 @@ static DP_MAYBE_UNUSED int dp_timeout_ms(void)
 	return s ? atoi(s) : 60000;
 }
 
-static bool dp_gid_is_v4(const union ibv_gid *g)
-{
-	static const uint8_t pfx[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(g->raw, pfx, sizeof(pfx));
-}
-
-/*
- * Find the RoCE v2 GID of @family (AF_INET: IPv4-mapped, AF_INET6: global
- * IPv6, link-local excluded) on port 1.  GIDs appear asynchronously after an
- * address is added, so wait a little for one.
- */
+/* The RoCE v2 GID of @family on port 1 into @d (see roce_gid_find()). */
 static int dp_find_gid(struct dp_dev *d, int family)
 {
-	struct ibv_port_attr pattr;
-	struct ibv_gid_entry ent;
-	int try, i;
+	int idx = roce_gid_find(d->ctx, DP_PORT, family, &d->gid);
 
-	for (try = 0; try < 100; try++) {
-		if (ibv_query_port(d->ctx, DP_PORT, &pattr))
-			return -errno;
-		for (i = 0; i < pattr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(d->ctx, DP_PORT, i, &ent, 0))
-				continue;
-			if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
-				continue;
-			if (family == AF_INET && !dp_gid_is_v4(&ent.gid))
-				continue;
-			if (family == AF_INET6 &&
-			    (dp_gid_is_v4(&ent.gid) ||
-			     (ent.gid.raw[0] == 0xfe &&
-			      (ent.gid.raw[1] & 0xc0) == 0x80)))
-				continue;
-			d->gid = ent.gid;
-			d->gid_idx = i;
-			return 0;
-		}
-		usleep(100 * 1000);
-	}
-	return -ENOENT;
+	if (idx < 0)
+		return idx;
+	d->gid_idx = idx;
+	return 0;
 }
 
 static void dp_dev_close(struct dp_dev *d)
