@@ -127,33 +127,6 @@ cap_kill() {
 }
 defer cap_kill
 
-# wire_check NAME RULE...: judge $LOG/NAME.pcap, one result per rule
-# (roce_wire.py check prints "ok"/"not ok" lines and comments).
-wire_check() {
-	local name=$1 line rest n=0 want=0 r
-	shift
-
-	for r in "$@"; do
-		[[ $r == summary* ]] || want=$((want + 1))
-	done
-	while IFS= read -r line; do
-		case $line in
-		"ok "*)
-			n=$((n + 1))
-			ktap_ok "${line#ok }"
-			;;
-		"not ok "*)
-			n=$((n + 1))
-			rest=${line#not ok }
-			ktap_fail "${rest%% # *}" "${rest#* # }"
-			;;
-		"#"*) echo "$line" ;;
-		*) echo "#   $line" ;;
-		esac
-	done < <("${WIRE[@]}" check "$name" "$LOG/$name.pcap" "$@" 2>&1)
-	[[ $n -eq $want ]] || ktap_fail "$name: wire checks ran" "$n of $want verdicts"
-}
-
 # ---- setup ----
 
 veth_setup || ktap_bail "cannot build the two hosts"
@@ -184,7 +157,7 @@ run_stage "$P: ib_write_bw --tclass 104 (DSCP 26) --sl 2" traffic "$WB --tclass=
 cap_stop
 cap_start trust_pcp_cnp
 # Requests only go from A to B, ACKs and CNPs from B to A.
-wire_check $P summary lossless icrc "pkt sel=req dscp=26 pcp=4" "pkt sel=ack dscp=26 pcp=4"
+wire_check $P "$LOG/$P.pcap" summary lossless icrc "pkt sel=req dscp=26 pcp=4" "pkt sel=ack dscp=26 pcp=4"
 
 # ---- trust pcp, SL 0: PCP 0; CNPs: PCP cnp_802p_prio ----
 
@@ -199,7 +172,7 @@ run_stage "$P: CE set on A's RoCE packets at $VL_A egress" \
 run_stage "$P: capture on $IF_B" cap_ready
 run_stage "$P: ib_write_bw, SL 0, traffic class 0" traffic "$WB"
 cap_stop
-wire_check $P summary lossless icrc "pkt sel=req dscp=0 ecn=3 pcp=0" "pkt sel=ack dscp=0 pcp=0" \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc "pkt sel=req dscp=0 ecn=3 pcp=0" "pkt sel=ack dscp=0 pcp=0" \
 	"pkt sel=cnp dscp=48 ecn=2 pcp=5"
 
 ktap_finish

@@ -230,33 +230,6 @@ cap_kill() {
 }
 defer cap_kill
 
-# wire_check NAME RULE...: judge the capture $LOG/NAME.pcap; each rule's
-# verdict becomes a result (see roce_wire.py for the rules).
-wire_check() {
-	local name=$1 line rest n=0 want=0 r
-	shift
-
-	for r in "$@"; do
-		[[ $r == summary* ]] || want=$((want + 1))
-	done
-	while IFS= read -r line; do
-		case $line in
-		"ok "*)
-			n=$((n + 1))
-			ktap_ok "${line#ok }"
-			;;
-		"not ok "*)
-			n=$((n + 1))
-			rest=${line#not ok }
-			ktap_fail "${rest%% # *}" "${rest#* # }"
-			;;
-		"#"*) echo "$line" ;;
-		*) echo "#   $line" ;;
-		esac
-	done < <("${WIRE[@]}" check "$name" "$LOG/$name.pcap" "$@" 2>&1)
-	[[ $n -eq $want ]] || ktap_fail "$name: wire checks ran" "$n of $want verdicts"
-}
-
 # The tc filters of the last phase removed.
 tc_clear() {
 	in_a sh -c "tc filter del dev $IF_A egress; tc filter del dev $IF_A ingress" 2>/dev/null
@@ -372,7 +345,7 @@ P=defaults_ipv4
 phase $P
 run_stage "$P: ibv_rc_pingpong over IPv4" traffic ibv_rc_pingpong "-g $GB $PP" "-g $GA $PP"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=0 ecn=2" "pkt sel=req src=$B dscp=0 ecn=2" \
 	"pkt sel=ack src=$A dscp=0 ecn=0" "pkt sel=ack src=$B dscp=0 ecn=0" \
 	"count sel=cnp eq=0"
@@ -381,7 +354,7 @@ P=defaults_ipv6
 phase $P
 run_stage "$P: ibv_rc_pingpong over IPv6" traffic ibv_rc_pingpong "-g $G6B $PP" "-g $G6A $PP"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$IP6_A dscp=0 ecn=2" "pkt sel=req src=$IP6_B dscp=0 ecn=2" \
 	"pkt sel=ack src=$IP6_A dscp=0 ecn=0" "pkt sel=ack src=$IP6_B dscp=0 ecn=0"
 
@@ -392,7 +365,7 @@ run_stage "$P: rdmactl qos set tclass 104 on both" qos_both tclass 104
 phase $P
 run_stage "$P: ibv_rc_pingpong" traffic ibv_rc_pingpong "-g $GB $PP" "-g $GA $PP"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=2" "pkt sel=req src=$B dscp=26 ecn=2" \
 	"pkt sel=ack src=$A dscp=26 ecn=0" "pkt sel=ack src=$B dscp=26 ecn=0"
 
@@ -404,7 +377,7 @@ run_stage "$P: ib_write_bw --tclass 184 -S 5 (qos tclass 104)" \
 	traffic ib_write_bw "-x $GB --tclass=184 -S 5 $WB" "-x $GA --tclass=184 -S 5 $WB"
 bw_note
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=46 ecn=2" "pkt sel=ack src=$B dscp=46 ecn=0"
 prio_check "$P: A's RoCE packets leave with skb->priority 5 (trust pcp: the SL)" "$NS_A" "$IF_A"
 prio_check "$P: B's RoCE packets leave with skb->priority 5" "$NS_B" "$IF_B"
@@ -424,7 +397,7 @@ run_stage "$P: every 40th request from A dropped at $IF_B ingress" \
 run_stage "$P: ib_write_bw, qos tclass 104 = DSCP 26 -> prio 3" \
 	traffic ib_write_bw "-x $GB $WB" "-x $GA $WB"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=2" "pkt sel=ack src=$B dscp=26 ecn=0" \
 	"retx sel=req src=$A ecn=2"
 prio_check "$P: A's RoCE packets leave with skb->priority dscp2prio[26] = 3" "$NS_A" "$IF_A"
@@ -435,7 +408,7 @@ prio_watch "$NS_A" "$IF_A" "$ROCE4" 5
 run_stage "$P: ib_write_bw --tclass 184 = DSCP 46 -> prio 5, not in ecn_en" \
 	traffic ib_write_bw "-x $GB --tclass=184 $WB" "-x $GA --tclass=184 $WB"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=46 ecn=0" "pkt sel=ack src=$B dscp=46 ecn=0"
 prio_check "$P: A's RoCE packets leave with skb->priority dscp2prio[46] = 5" "$NS_A" "$IF_A"
 
@@ -448,7 +421,7 @@ run_stage "$P: CE set at $IF_B ingress" mark_ce "$NS_B" "$IF_B" ingress
 run_stage "$P: ib_write_bw" traffic ib_write_bw "-x $GB $WB --wait_destroy=1" \
 	"-x $GA $WB --wait_destroy=1"
 cap_stop
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=0" "pkt sel=ack src=$B dscp=26 ecn=0" \
 	"count sel=cnp eq=0"
 expect_num "$P: tc pedit marked A's packets CE at B" "$(tc_pkts "$NS_B" "$IF_B" ingress 10)" gt 0
@@ -470,7 +443,7 @@ run_stage "$P: ib_write_bw -n 5, QPs kept 2 s" traffic ib_write_bw \
 cap_stop
 sent=$(delta vrnic1 np_cnp_sent)
 marked=$(delta vrnic1 np_ecn_marked_roce_packets)
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=0 ecn=3" "pkt sel=ack src=$B dscp=0 ecn=0" \
 	"cnpfmt src=$B dst=$A dscp=48" \
 	"cnppace src=$B dst=$A n=$N gap=0.5 band=0.2" \
@@ -502,7 +475,7 @@ run_stage "$P: ib_write_bw -q 2 -n 1000 -s 4096" traffic ib_write_bw \
 bw_note
 cap_stop
 sent=$(delta vrnic1 np_cnp_sent)
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=0 ecn=3" "pkt sel=ack src=$B dscp=0 ecn=3" \
 	"cnpfmt src=$B dst=$A dscp=40" \
 	"cnppace src=$B dst=$A n=$N gapq=0.05:0.5,0.5:0.9 lo=0.25" \
@@ -531,7 +504,7 @@ bw_note
 cap_stop
 sent=$(delta vrnic0 np_cnp_sent)
 marked=$(delta vrnic0 np_ecn_marked_roce_packets)
-wire_check $P summary lossless icrc \
+wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=rresp src=$B dscp=0 ecn=2" "pkt sel=req op=0x0c src=$A dscp=0 ecn=2" \
 	"cnpfmt src=$A dst=$B dscp=48" \
 	"cnppace src=$A dst=$B n=$N gapq=0.05:0.5,0.5:0.9 lo=0.25 ceall=1" \

@@ -269,6 +269,22 @@ vrnic_pair_setup() {
 	defer in_b rdma link delete vrnic1
 }
 
+# wire_check NAME PCAP RULE...: judge the capture PCAP with
+# lib/roce_wire.py; each rule's verdict becomes a result, and a rule that
+# gave none is a failure.
+wire_check() {
+	local name=$1 pcap=$2 want=0 r
+	shift 2
+
+	for r in "$@"; do
+		[[ $r == summary* ]] || want=$((want + 1))
+	done
+	tap_relay "" < <(python3 "$(dirname "${BASH_SOURCE[0]}")/roce_wire.py" \
+		check "$name" "$pcap" "$@" 2>&1)
+	[[ $TAP_RELAY_SEEN -eq $want ]] ||
+		ktap_fail "$name: wire checks ran" "$TAP_RELAY_SEEN of $want verdicts"
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	local end=$((SECONDS + $1))

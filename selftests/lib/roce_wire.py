@@ -13,9 +13,9 @@
         READYFILE once the socket is bound; stops on SIGTERM/SIGINT after
         draining the socket; writes OUT.pcap.stats (packets, drops).
     roce_wire.py check PREFIX FILE.pcap RULE...
-        Decode the capture and judge each RULE; print one "ok NAME" or
-        "not ok NAME # why" line per rule and "# " comment lines (the
-        shell turns them into KTAP results, see wire_check in cc_wire.sh).
+        Decode the capture and judge each RULE; print one TAP result line
+        per rule and "# " comment lines (wire_check in lib/ktap.sh relays
+        them into the test's results).
     roce_wire.py inject SRC DST DQPN [cnp|truncated|ack]
         Send one CNP (default), a truncated one (BTH and ICRC only) or an RC
         ACK, each with a correct ICRC, from SRC to DST through a raw IPv4
@@ -359,16 +359,18 @@ class Check:
         except OSError:
             self.stats = None
         self.failed = 0
+        self.judged = 0
 
     def result(self, ok, name, why="", detail=()):
         name = "%s: %s" % (self.prefix, name)
         for line in detail:
             print("#   " + line)
+        self.judged += 1
         if ok:
-            print("ok " + name)
+            print("ok %d %s" % (self.judged, name))
         else:
             self.failed += 1
-            print("not ok %s # %s" % (name, why))
+            print("not ok %d %s # %s" % (self.judged, name, why))
 
     @staticmethod
     def args(words):
