@@ -24,7 +24,7 @@ export DP_FILTER=${1:-}
 dp_require ibv_rc_pingpong rping udaddy rdma_server ib_send_bw ss
 trap dp_cleanup EXIT
 dp_begin
-dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" loopback || {
 	dp_result fail setup "could not build the topology"
 	dp_end

@@ -31,8 +31,8 @@ export DP_FILTER=${1:-}
 dp_require ibv_rc_pingpong ibv_ud_pingpong rping ib_write_bw ss
 trap dp_cleanup EXIT
 dp_begin
-dp_load rxe || dp_skip_all "rdma_rxe not available"
-dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_load rxe || ktap_skip_all "rdma_rxe not available"
+dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology rxe "$DP_LINK_TYPE" || {
 	dp_result fail setup "could not build the topology"
 	dp_end

@@ -27,23 +27,17 @@ DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # used by the scripts sourcing this file
 DP_REPO=$(cd "$DP_DIR/.." && pwd)
-# shellcheck source=selftests/lib/tap.sh
-. "$DP_DIR/lib/tap.sh"
-# shellcheck source=selftests/lib/gid.sh
-. "$DP_DIR/lib/gid.sh"
+# shellcheck source=selftests/lib/ktap.sh
+. "$DP_DIR/lib/ktap.sh"
 
 DP_ADDR_A=10.77.0.1
 DP_ADDR_B=10.77.0.2
 DP_ADDR_C=10.77.1.1
 
-KSFT_SKIP=4
-
-DP_CLEANUP=()
-
 # ---- KTAP ----
 
 dp_begin() {
-	tap_begin
+	ktap_header
 	echo "# $(basename "$0"): DP_LINK_TYPE=$DP_LINK_TYPE logs in $DP_LOG"
 }
 
@@ -77,12 +71,6 @@ dp_end() {
 	return 0
 }
 
-# Stop the whole script: every test skipped for one reason.
-dp_skip_all() {
-	echo "1..0 # SKIP $*"
-	exit "$KSFT_SKIP"
-}
-
 # Known deviations of rdma_rxe on 6.1 (the bar vrnic has to beat): when the
 # device type is rxe, a failing test named in $DP_KNOWN_RXE is reported as
 # SKIP with the reason; for any other device type the test must pass.
@@ -106,18 +94,16 @@ dp_report() {
 }
 
 # ---- cleanup ----
+#
+# On lib/ktap.sh's list (defer): dp_defer takes one string, evaluated at
+# cleanup; dp_cleanup runs the list (last first) and removes the logs.
 
 dp_defer() {
-	DP_CLEANUP+=("$*")
+	defer eval "$*"
 }
 
 dp_cleanup() {
-	local i
-
-	for ((i = ${#DP_CLEANUP[@]} - 1; i >= 0; i--)); do
-		eval "${DP_CLEANUP[i]}" >/dev/null 2>&1
-	done
-	DP_CLEANUP=()
+	ktap_cleanup
 	[[ -n ${DP_KEEP_LOGS:-} ]] || rm -rf "$DP_LOG"
 }
 
@@ -126,9 +112,9 @@ dp_cleanup() {
 dp_require() {
 	local c
 
-	[[ $(id -u) -eq 0 ]] || dp_skip_all "must run as root"
+	[[ $(id -u) -eq 0 ]] || ktap_skip_all "must run as root"
 	for c in ip rdma timeout "$@"; do
-		command -v "$c" >/dev/null || dp_skip_all "$c not installed"
+		command -v "$c" >/dev/null || ktap_skip_all "$c not installed"
 	done
 }
 
@@ -171,14 +157,10 @@ declare -A DP_NS=() DP_DEV=() DP_IF=() DP_ADDR=() DP_TYPE=()
 
 # dp_in HOST CMD...: run CMD in HOST's network namespace.
 dp_in() {
-	local ns=${DP_NS[$1]}
+	local h=$1
 
 	shift
-	if [[ -n $ns ]]; then
-		ip netns exec "$ns" "$@"
-	else
-		"$@"
-	fi
+	in_ns "${DP_NS[$h]}" "$@"
 }
 
 # dp_gid_index DEV ADDR: print the index of the RoCE v2 GID of ADDR on port
@@ -254,21 +236,14 @@ dp_topology() {
 	dp_netns_capable "$ta" && DP_NS[A]=dp${DP_ID}a
 	dp_netns_capable "$tb" && DP_NS[B]=dp${DP_ID}b
 
-	ip link add "${DP_IF[A]}" mtu 9000 type veth peer name "${DP_IF[B]}" mtu 9000 || return 1
-	dp_defer "ip link delete ${DP_IF[A]}"
-	for h in A B; do
-		if [[ -n ${DP_NS[$h]} ]]; then
-			ip netns add "${DP_NS[$h]}" || return 1
-			dp_defer "ip netns delete ${DP_NS[$h]}"
-			ip -n "${DP_NS[$h]}" link set lo up
-			ip link set "${DP_IF[$h]}" netns "${DP_NS[$h]}" || return 1
-		fi
-		dp_in "$h" ip addr add "${DP_ADDR[$h]}/24" dev "${DP_IF[$h]}" || return 1
-		# IPv6 too, for the tests that run both families (GID by family).
-		dp_in "$h" ip -6 addr add "fd77::${h,,}/64" dev "${DP_IF[$h]}" nodad ||
-			return 1
-		dp_in "$h" ip link set "${DP_IF[$h]}" up || return 1
-	done
+	# IPv6 too, for the tests that run both families (GID by family).
+	# shellcheck disable=SC2034 # veth_setup's parameters (lib/ktap.sh)
+	{
+		NS_A=${DP_NS[A]} NS_B=${DP_NS[B]} IF_A=${DP_IF[A]} IF_B=${DP_IF[B]}
+		IP_A=${DP_ADDR[A]} IP_B=${DP_ADDR[B]} IP6_A=fd77::a IP6_B=fd77::b
+		VETH_MTU=9000
+	}
+	veth_setup || return 1
 	[[ -z ${DP_NS[A]} && -z ${DP_NS[B]} ]] && dp_force_veth_routing
 
 	dp_add_dev A "$ta" "dp${DP_ID}a_$ta" "${DP_IF[A]}" || return 1

@@ -19,7 +19,7 @@ DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dp_require ib_write_bw rping ss
 trap dp_cleanup EXIT
 dp_begin
-dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" || {
 	dp_result fail setup "could not build the topology"
 	dp_end

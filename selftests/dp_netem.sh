@@ -35,8 +35,8 @@ dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
 trap dp_cleanup EXIT
 dp_begin
 modprobe sch_netem 2>/dev/null
-dp_load "$DP_LINK_TYPE" || dp_skip_all "cannot load the $DP_LINK_TYPE driver"
-dp_load "$DP_NETEM_PEER" || dp_skip_all "cannot load the $DP_NETEM_PEER driver"
+dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
+dp_load "$DP_NETEM_PEER" || ktap_skip_all "cannot load the $DP_NETEM_PEER driver"
 dp_topology "$DP_LINK_TYPE" "$DP_NETEM_PEER" || {
 	dp_result fail setup "could not build the topology"
 	dp_end
@@ -60,7 +60,7 @@ done
 for h in A B; do
 	# shellcheck disable=SC2086 # netem arguments are words
 	dp_in "$h" tc qdisc add dev "${DP_IF[$h]}" root netem $DP_NETEM ||
-		dp_skip_all "netem not available"
+		ktap_skip_all "netem not available"
 done
 dp_log "netem on both veth ends: $DP_NETEM"
 before=$(retx)

@@ -19,10 +19,10 @@
 . "$(dirname "${BASH_SOURCE[0]}")/stress_lib.sh"
 
 dp_require ib_write_bw ibv_rc_pingpong ss rmmod
-[[ -n ${VRNIC_KO:-} && -f $VRNIC_KO ]] || dp_skip_all "VRNIC_KO not set (run in the VM runner)"
+[[ -n ${VRNIC_KO:-} && -f $VRNIC_KO ]] || ktap_skip_all "VRNIC_KO not set (run in the VM runner)"
 trap 'st_traffic_stop; dp_cleanup' EXIT
 dp_begin
-dp_load vrnic || dp_skip_all "cannot load vrnic"
+dp_load vrnic || ktap_skip_all "cannot load vrnic"
 
 declare -A BASE=()
 

@@ -26,7 +26,6 @@ ST_IDLE=
 
 # Build the pair of hosts; DP_DEV[A|B], DP_GIDX[A|B], DP_NS[A|B] set.
 st_topology() {
-	DP_CLEANUP=()
 	dp_topology vrnic vrnic
 }
 

@@ -26,7 +26,7 @@
 dp_require ib_write_bw ibv_rc_pingpong ss
 trap 'st_traffic_stop; dp_cleanup' EXIT
 dp_begin
-dp_load vrnic || dp_skip_all "cannot load vrnic"
+dp_load vrnic || ktap_skip_all "cannot load vrnic"
 
 # devs_gone: both devices of the round are unregistered.
 devs_gone() {

@@ -222,7 +222,10 @@ ktap_require_vm() {
 
 # Two "hosts": network namespaces $NS_A and $NS_B joined by a veth pair
 # ($IF_A in A, $IF_B in B) with IPv4 $IP_A/$IP_B (/24) and IPv6
-# $IP6_A/$IP6_B (/64, no DAD).  Removed at exit.
+# $IP6_A/$IP6_B (/64, no DAD).  Removed at exit.  The one builder of such
+# a pair: dp_lib.sh's dp_topology() sets these first, an empty NS_A or
+# NS_B for an end that stays in the initial namespace (a driver that
+# serves init_net only), and VETH_MTU for the pair's MTU.
 NS_A=ns_a
 NS_B=ns_b
 IF_A=veth_a
@@ -231,29 +234,53 @@ IP_A=10.111.0.1
 IP_B=10.111.0.2
 IP6_A=fd00:111::1
 IP6_B=fd00:111::2
+VETH_MTU=
+
+# in_ns NS CMD...: CMD in network namespace NS ("" for the initial one).
+in_ns() {
+	local ns=$1
+
+	shift
+	if [[ -n $ns ]]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
 
 in_a() {
-	ip netns exec "$NS_A" "$@"
+	in_ns "$NS_A" "$@"
 }
 
 in_b() {
-	ip netns exec "$NS_B" "$@"
+	in_ns "$NS_B" "$@"
 }
 
 veth_setup() {
-	local ns
+	local ns mtu=() end_a=() end_b=()
 
 	for ns in "$NS_A" "$NS_B"; do
+		[[ -n $ns ]] || continue
 		ip netns add "$ns" || return 1
 		defer ip netns delete "$ns"
 		ip -n "$ns" link set lo up
 	done
-	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B" || return 1
-	in_a ip addr add "$IP_A/24" dev "$IF_A"
-	in_b ip addr add "$IP_B/24" dev "$IF_B"
-	in_a ip addr add "$IP6_A/64" dev "$IF_A" nodad
-	in_b ip addr add "$IP6_B/64" dev "$IF_B" nodad
-	in_a ip link set "$IF_A" up
+	[[ -n $VETH_MTU ]] && mtu=(mtu "$VETH_MTU")
+	[[ -n $NS_A ]] && end_a=(netns "$NS_A")
+	[[ -n $NS_B ]] && end_b=(netns "$NS_B")
+	ip link add "$IF_A" "${end_a[@]}" "${mtu[@]}" type veth \
+		peer name "$IF_B" "${end_b[@]}" "${mtu[@]}" || return 1
+	# An end in the initial namespace takes the pair with it.
+	if [[ -z $NS_A ]]; then
+		defer ip link delete "$IF_A"
+	elif [[ -z $NS_B ]]; then
+		defer ip link delete "$IF_B"
+	fi
+	in_a ip addr add "$IP_A/24" dev "$IF_A" || return 1
+	in_b ip addr add "$IP_B/24" dev "$IF_B" || return 1
+	in_a ip addr add "$IP6_A/64" dev "$IF_A" nodad || return 1
+	in_b ip addr add "$IP6_B/64" dev "$IF_B" nodad || return 1
+	in_a ip link set "$IF_A" up || return 1
 	in_b ip link set "$IF_B" up
 }
 
