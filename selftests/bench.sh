@@ -74,18 +74,6 @@ fi
 # report uses their median, which one noisy round under TCG cannot move.
 declare -A SAMPLES RESULT LO HI
 
-# in_ns NS CMD...: run CMD in namespace NS ("" = the initial one).
-in_ns() {
-	local ns=$1
-	shift
-
-	if [[ -n $ns ]]; then
-		ip netns exec "$ns" "$@"
-	else
-		"$@"
-	fi
-}
-
 # Pull the metric out of a perftest client log: average bandwidth (MB/s),
 # message rate (Mpps) or typical latency (usec), from the result line that
 # starts with the message size.
