@@ -907,7 +907,7 @@ struct vrnic_send_wqe *vrnic_sq_get(struct vrnic_qp *qp, u32 pos)
 	 * allowed to run on to a producer behind it, it would wrap onto
 	 * cons and the copies of WQEs in flight would be overwritten.
 	 */
-	posted = (vrnic_queue_load_prod(&sq->q) - cons) & mask;
+	posted = vrnic_sq_posted(qp);
 	if (((sq->fetch - cons) & mask) >= posted)
 		return NULL;
 

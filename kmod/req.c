@@ -1026,8 +1026,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	max_psn = xp->max_psn;
 	window = xp->window;
 	send_off = xp->send_off;
-	sq_posted = (vrnic_queue_load_prod(&qp->sq.q) - qp->sq.q.cons) &
-		    qp->sq.q.index_mask;
+	sq_posted = vrnic_sq_posted(qp);
 	sel = xp->sel_pending;
 	rnr = xp->rnr_wait;
 	retrans = timer_pending(&xp->retrans_timer);

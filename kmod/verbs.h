@@ -468,6 +468,13 @@ static inline u32 vrnic_sq_cons(const struct vrnic_qp *qp)
 	return qp->sq.q.cons;
 }
 
+/* WQEs the process has posted and the kernel not retired: [cons, prod). */
+static inline u32 vrnic_sq_posted(const struct vrnic_qp *qp)
+{
+	return (vrnic_queue_load_prod(&qp->sq.q) - qp->sq.q.cons) &
+	       qp->sq.q.index_mask;
+}
+
 /*
  * Receive side (the wire's responder, serialised per QP).
  * vrnic_rq_get() returns the WQE the QP holds (qp->rwqe), taking the
