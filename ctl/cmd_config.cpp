@@ -164,6 +164,23 @@ void apply(Context& ctx, const ApplyArgs& a) {
     auto cfg = config_from_text(*text, source);
     if (!cfg)
         return nothing(cfg.error());
+    // The ranges are the kernel's (its policy), so they are checked once
+    // the vrnic family is there: before anything changes when devices
+    // exist already, else right after creating the links (undone then).
+    // The whole file is checked, as it was written (paths count from it).
+    const Config whole = *cfg;
+    bool ranges_checked = false;
+    auto in_ranges = [&](Vrnic& v) -> libctl::Status {
+        if (ranges_checked)
+            return libctl::ok_status();
+        ranges_checked = true;
+        auto r = read_config_ranges(v);
+        if (!r)
+            return r.error();
+        if (auto st = check_config_ranges(whole, *r); !st)
+            return locate_error(*text, source, st.error());
+        return libctl::ok_status();
+    };
     // Only the devices over @p a.netdev, when it is given (a netdev that
     // just appeared).
     if (!a.netdev.empty()) {
@@ -209,12 +226,21 @@ void apply(Context& ctx, const ApplyArgs& a) {
         for (const auto& d : cfg->devices)
             if (!creating(d.dev_name) && !vrnic_devs.count(d.dev_name))
                 return (void)ctx.fail(d.dev_name + " is not a vrnic device; nothing applied");
+        if (auto st = in_ranges(*v); !st)
+            return nothing(st.error());
     }
     if (a.dry_run) {
         // Devices still to create are compared with nothing: every key
         // they set is a change.
         json out = json::array();
         auto v = Vrnic::open();
+        if (v) {
+            if (auto st = in_ranges(*v); !st)
+                return nothing(st.error());
+        } else {
+            ctx.err << "Note: values not checked against the kernel's ranges: " << v.error().extack
+                    << std::endl;
+        }
         for (const auto& want : cfg->devices) {
             DeviceConfig cur;
             if (creating(want.dev_name)) {
@@ -273,6 +299,12 @@ void apply(Context& ctx, const ApplyArgs& a) {
     if (!v) {
         undo_links();
         return (void)ctx.fail(v.error());
+    }
+    if (auto st = in_ranges(*v); !st) {
+        libctl::Error e = st.error();
+        bool undone = undo_links();
+        e.extack += undone ? "; nothing applied" : "; removing the links created failed";
+        return (void)ctx.fail(e);
     }
     std::vector<DeviceConfig> current, deltas;
     for (const auto& want : cfg->devices) {

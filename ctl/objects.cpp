@@ -60,12 +60,30 @@ Result<S> params_from_json(const json& j, const std::vector<Param<S>>& ps,
         const Param<S>* p = libctl::find_param(ps, it.key());
         if (!p)
             return bad(kpath, "unknown key");
-        auto u = get_uint(it.value(), kpath, p->min, p->max);
+        auto u = get_uint(it.value(), kpath, 0, p->type_max());
         if (!u)
             return u.error();
         p->set(s, *u);
     }
     return s;
+}
+
+// The first parameter of @p s outside the kernel's range for it.
+template <typename S>
+libctl::Status params_in_ranges(const std::vector<Param<S>>& ps, const S& s,
+                                const libctl::NestRanges& ranges, const std::string& path) {
+    for (const auto& p : ps) {
+        auto v = p.get(s);
+        auto r = ranges.find(p.attr);
+        if (!v || r == ranges.end())
+            continue;
+        const libctl::Range& range = r->second;
+        if (*v < range.min || *v > range.max)
+            return bad(path + "." + p.name, "value " + std::to_string(*v) + " out of range " +
+                                                std::to_string(range.min) + ".." +
+                                                std::to_string(range.max));
+    }
+    return libctl::ok_status();
 }
 
 json bitmap_to_json(uint8_t bits) {
@@ -214,7 +232,7 @@ Result<Qos> qos_from_json(const json& j, const std::string& path) {
             return bad(kpath, "removed (vrnic has no traffic classes: the netdev maps "
                               "priorities to them); delete the key");
         } else if (const Param<Qos>* p = libctl::find_param(libctl::qos_params(), k)) {
-            auto u = get_uint(v, kpath, p->min, p->max);
+            auto u = get_uint(v, kpath, 0, p->type_max());
             if (!u)
                 return u.error();
             p->set(q, *u);
@@ -355,6 +373,40 @@ Result<Config> config_from_text(const std::string& text, const std::string& sour
     if (c)
         return c;
     return locate_error(text, source, c.error());
+}
+
+Result<ConfigRanges> read_config_ranges(libctl::Vrnic& v) {
+    ConfigRanges r;
+    auto l = v.set_ranges(VRNIC_CMD_LIMITS_SET, VRNIC_ATTR_LIMITS);
+    if (!l)
+        return l.error();
+    auto q = v.set_ranges(VRNIC_CMD_QOS_SET, VRNIC_ATTR_QOS);
+    if (!q)
+        return q.error();
+    auto d = v.set_ranges(VRNIC_CMD_DCQCN_SET, VRNIC_ATTR_DCQCN);
+    if (!d)
+        return d.error();
+    r.limits = std::move(l).value();
+    r.qos = std::move(q).value();
+    r.dcqcn = std::move(d).value();
+    return r;
+}
+
+libctl::Status check_config_ranges(const Config& c, const ConfigRanges& r) {
+    for (size_t i = 0; i < c.devices.size(); i++) {
+        const DeviceConfig& d = c.devices[i];
+        std::string path = "devices[" + std::to_string(i) + "]";
+        libctl::Status st = libctl::ok_status();
+        if (d.limits)
+            st = params_in_ranges(libctl::limits_params(), *d.limits, r.limits, path + ".limits");
+        if (st && d.qos)
+            st = params_in_ranges(libctl::qos_params(), *d.qos, r.qos, path + ".qos");
+        if (st && d.dcqcn)
+            st = params_in_ranges(libctl::dcqcn_params(), *d.dcqcn, r.dcqcn, path + ".dcqcn");
+        if (!st)
+            return st;
+    }
+    return libctl::ok_status();
 }
 
 Error locate_error(const std::string& text, const std::string& source, Error e) {

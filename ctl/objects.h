@@ -26,7 +26,9 @@ json qos_to_json(const libctl::Qos& q);
 
 /// Parse one object of a configuration; errors name the JSON path
 /// ("devices[0].limits.max_qp") and the rule broken.  Every key is
-/// optional; unknown keys, wrong types and out-of-range values fail.
+/// optional; unknown keys, wrong types and values wider than the
+/// attribute fail.  The kernel's ranges are checked apart
+/// (check_config_ranges()).
 libctl::Result<libctl::Limits> limits_from_json(const json& j, const std::string& path);
 libctl::Result<libctl::Dcqcn> dcqcn_from_json(const json& j, const std::string& path);
 libctl::Result<libctl::Qos> qos_from_json(const json& j, const std::string& path);
@@ -57,6 +59,15 @@ libctl::Result<Config> config_from_json(const json& j);
 /// with "SOURCE:LINE:COLUMN: " (just "LINE:COLUMN: " when @p source is
 /// empty) locating the offending key, then names the JSON path.
 libctl::Result<Config> config_from_text(const std::string& text, const std::string& source = "");
+
+/// The ranges the kernel's policy allows for each object's parameters.
+struct ConfigRanges {
+    libctl::NestRanges limits, qos, dcqcn;
+};
+libctl::Result<ConfigRanges> read_config_ranges(libctl::Vrnic& v);
+/// Checks every parameter of @p c against @p r; the error names the JSON
+/// path of the first value out of range ("devices[0].dcqcn.rpg_gd").
+libctl::Status check_config_ranges(const Config& c, const ConfigRanges& r);
 
 /// Prefixes the context of @p e, a JSON path (as the validator and
 /// plan_links() report), with "SOURCE:LINE:COLUMN: " of that path in @p text.

@@ -17,9 +17,6 @@ namespace libctl {
 
 namespace {
 
-constexpr uint64_t kU32Max = std::numeric_limits<uint32_t>::max();
-constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
-
 template <size_t N>
 const nla_policy* make_policy(std::initializer_list<std::pair<int, int>> types) {
     static std::array<nla_policy, N> p{};
@@ -252,70 +249,62 @@ template const Param<Limits>* find_param(const std::vector<Param<Limits>>&, cons
 template const Param<Dcqcn>* find_param(const std::vector<Param<Dcqcn>>&, const std::string&);
 template const Param<Qos>* find_param(const std::vector<Param<Qos>>&, const std::string&);
 
-// The ranges are the constants of uapi/vrnic.h the kernel's policy is built
-// from; "apply" checks a whole file with them before changing anything.
+// Name, attribute and struct member of each parameter.  Their ranges live
+// in the kernel's policy only (Vrnic::set_ranges() reads them).
 const std::vector<Param<Limits>>& limits_params() {
     static const std::vector<Param<Limits>> ps = {
-        {"max_qp", VRNIC_LIMITS_ATTR_MAX_QP, &Limits::max_qp, 1, VRNIC_CAP_MAX_QP},
-        {"max_cq", VRNIC_LIMITS_ATTR_MAX_CQ, &Limits::max_cq, 1, VRNIC_CAP_MAX_CQ},
-        {"max_mr", VRNIC_LIMITS_ATTR_MAX_MR, &Limits::max_mr, 1, VRNIC_CAP_MAX_MR},
-        {"max_pd", VRNIC_LIMITS_ATTR_MAX_PD, &Limits::max_pd, 1, VRNIC_CAP_MAX_PD},
-        {"max_srq", VRNIC_LIMITS_ATTR_MAX_SRQ, &Limits::max_srq, 1, VRNIC_CAP_MAX_SRQ},
-        {"max_ah", VRNIC_LIMITS_ATTR_MAX_AH, &Limits::max_ah, 1, VRNIC_CAP_MAX_AH},
-        {"max_qp_wr", VRNIC_LIMITS_ATTR_MAX_QP_WR, &Limits::max_qp_wr, 1, VRNIC_CAP_MAX_QP_WR},
-        {"max_cqe", VRNIC_LIMITS_ATTR_MAX_CQE, &Limits::max_cqe, 1, VRNIC_CAP_MAX_CQE},
-        {"max_sge", VRNIC_LIMITS_ATTR_MAX_SGE, &Limits::max_sge, 1, VRNIC_CAP_MAX_SGE},
-        {"max_inline_data", VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, &Limits::max_inline_data, 0,
-         VRNIC_CAP_MAX_INLINE_DATA},
-        {"max_mr_size", VRNIC_LIMITS_ATTR_MAX_MR_SIZE, &Limits::max_mr_size, VRNIC_MIN_MAX_MR_SIZE,
-         kU64Max},
-        {"max_qp_rd_atom", VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM, &Limits::max_qp_rd_atom, 1,
-         VRNIC_CAP_MAX_QP_RD_ATOM},
+        {"max_qp", VRNIC_LIMITS_ATTR_MAX_QP, &Limits::max_qp},
+        {"max_cq", VRNIC_LIMITS_ATTR_MAX_CQ, &Limits::max_cq},
+        {"max_mr", VRNIC_LIMITS_ATTR_MAX_MR, &Limits::max_mr},
+        {"max_pd", VRNIC_LIMITS_ATTR_MAX_PD, &Limits::max_pd},
+        {"max_srq", VRNIC_LIMITS_ATTR_MAX_SRQ, &Limits::max_srq},
+        {"max_ah", VRNIC_LIMITS_ATTR_MAX_AH, &Limits::max_ah},
+        {"max_qp_wr", VRNIC_LIMITS_ATTR_MAX_QP_WR, &Limits::max_qp_wr},
+        {"max_cqe", VRNIC_LIMITS_ATTR_MAX_CQE, &Limits::max_cqe},
+        {"max_sge", VRNIC_LIMITS_ATTR_MAX_SGE, &Limits::max_sge},
+        {"max_inline_data", VRNIC_LIMITS_ATTR_MAX_INLINE_DATA, &Limits::max_inline_data},
+        {"max_mr_size", VRNIC_LIMITS_ATTR_MAX_MR_SIZE, &Limits::max_mr_size},
+        {"max_qp_rd_atom", VRNIC_LIMITS_ATTR_MAX_QP_RD_ATOM, &Limits::max_qp_rd_atom},
     };
     return ps;
 }
 
 const std::vector<Param<Dcqcn>>& dcqcn_params() {
-    constexpr uint64_t rate = VRNIC_DCQCN_RATE_MAX, t = VRNIC_DCQCN_TIME_MAX;
     static const std::vector<Param<Dcqcn>> ps = {
-        {"rpg_time_reset", VRNIC_DCQCN_ATTR_RPG_TIME_RESET, &Dcqcn::rpg_time_reset, 1, t},
-        {"rpg_byte_reset", VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, &Dcqcn::rpg_byte_reset, 0, kU32Max},
-        {"rpg_threshold", VRNIC_DCQCN_ATTR_RPG_THRESHOLD, &Dcqcn::rpg_threshold, 1,
-         VRNIC_DCQCN_THRESHOLD_MAX},
-        {"rpg_max_rate", VRNIC_DCQCN_ATTR_RPG_MAX_RATE, &Dcqcn::rpg_max_rate, 0, rate},
-        {"rpg_ai_rate", VRNIC_DCQCN_ATTR_RPG_AI_RATE, &Dcqcn::rpg_ai_rate, 1, rate},
-        {"rpg_hai_rate", VRNIC_DCQCN_ATTR_RPG_HAI_RATE, &Dcqcn::rpg_hai_rate, 1, rate},
-        {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd, 0, VRNIC_DCQCN_GD_MAX},
-        {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac, 1,
-         VRNIC_DCQCN_MIN_DEC_FAC_MAX},
-        {"rpg_min_rate", VRNIC_DCQCN_ATTR_RPG_MIN_RATE, &Dcqcn::rpg_min_rate, 0, rate},
+        {"rpg_time_reset", VRNIC_DCQCN_ATTR_RPG_TIME_RESET, &Dcqcn::rpg_time_reset},
+        {"rpg_byte_reset", VRNIC_DCQCN_ATTR_RPG_BYTE_RESET, &Dcqcn::rpg_byte_reset},
+        {"rpg_threshold", VRNIC_DCQCN_ATTR_RPG_THRESHOLD, &Dcqcn::rpg_threshold},
+        {"rpg_max_rate", VRNIC_DCQCN_ATTR_RPG_MAX_RATE, &Dcqcn::rpg_max_rate},
+        {"rpg_ai_rate", VRNIC_DCQCN_ATTR_RPG_AI_RATE, &Dcqcn::rpg_ai_rate},
+        {"rpg_hai_rate", VRNIC_DCQCN_ATTR_RPG_HAI_RATE, &Dcqcn::rpg_hai_rate},
+        {"rpg_gd", VRNIC_DCQCN_ATTR_RPG_GD, &Dcqcn::rpg_gd},
+        {"rpg_min_dec_fac", VRNIC_DCQCN_ATTR_RPG_MIN_DEC_FAC, &Dcqcn::rpg_min_dec_fac},
+        {"rpg_min_rate", VRNIC_DCQCN_ATTR_RPG_MIN_RATE, &Dcqcn::rpg_min_rate},
         {"rate_to_set_on_first_cnp", VRNIC_DCQCN_ATTR_RATE_TO_SET_ON_FIRST_CNP,
-         &Dcqcn::rate_to_set_on_first_cnp, 0, rate},
-        {"dce_tcp_g", VRNIC_DCQCN_ATTR_DCE_TCP_G, &Dcqcn::dce_tcp_g, 1, VRNIC_DCQCN_ONE},
-        {"dce_tcp_rtt", VRNIC_DCQCN_ATTR_DCE_TCP_RTT, &Dcqcn::dce_tcp_rtt, 1, t},
+         &Dcqcn::rate_to_set_on_first_cnp},
+        {"dce_tcp_g", VRNIC_DCQCN_ATTR_DCE_TCP_G, &Dcqcn::dce_tcp_g},
+        {"dce_tcp_rtt", VRNIC_DCQCN_ATTR_DCE_TCP_RTT, &Dcqcn::dce_tcp_rtt},
         {"rate_reduce_monitor_period", VRNIC_DCQCN_ATTR_RATE_REDUCE_MONITOR_PERIOD,
-         &Dcqcn::rate_reduce_monitor_period, 1, t},
-        {"initial_alpha_value", VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE, &Dcqcn::initial_alpha_value,
-         0, VRNIC_DCQCN_ALPHA_MAX},
+         &Dcqcn::rate_reduce_monitor_period},
+        {"initial_alpha_value", VRNIC_DCQCN_ATTR_INITIAL_ALPHA_VALUE, &Dcqcn::initial_alpha_value},
         {"min_time_between_cnps", VRNIC_DCQCN_ATTR_MIN_TIME_BETWEEN_CNPS,
-         &Dcqcn::min_time_between_cnps, 0, t},
-        {"cnp_dscp", VRNIC_DCQCN_ATTR_CNP_DSCP, &Dcqcn::cnp_dscp, 0, VRNIC_NUM_DSCP - 1},
-        {"cnp_802p_prio", VRNIC_DCQCN_ATTR_CNP_802P_PRIO, &Dcqcn::cnp_802p_prio, 0,
-         VRNIC_NUM_PRIO - 1},
-        {"clamp_tgt_rate", VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE, &Dcqcn::clamp_tgt_rate, 0, 1},
+         &Dcqcn::min_time_between_cnps},
+        {"cnp_dscp", VRNIC_DCQCN_ATTR_CNP_DSCP, &Dcqcn::cnp_dscp},
+        {"cnp_802p_prio", VRNIC_DCQCN_ATTR_CNP_802P_PRIO, &Dcqcn::cnp_802p_prio},
+        {"clamp_tgt_rate", VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE, &Dcqcn::clamp_tgt_rate},
         {"clamp_tgt_rate_after_time_inc", VRNIC_DCQCN_ATTR_CLAMP_TGT_RATE_AFTER_TIME_INC,
-         &Dcqcn::clamp_tgt_rate_after_time_inc, 0, 1},
+         &Dcqcn::clamp_tgt_rate_after_time_inc},
     };
     return ps;
 }
 
 const std::vector<Param<Qos>>& qos_params() {
     static const std::vector<Param<Qos>> ps = {
-        {"pfc_en", VRNIC_QOS_ATTR_PFC_EN, &Qos::pfc_en, 0, 255},
-        {"ecn_en", VRNIC_QOS_ATTR_ECN_EN, &Qos::ecn_en, 0, 255},
-        {"tclass", VRNIC_QOS_ATTR_TCLASS, &Qos::tclass, 0, 255},
-        {"cnp_dscp", VRNIC_QOS_ATTR_CNP_DSCP, &Qos::cnp_dscp, 0, VRNIC_NUM_DSCP - 1},
-        {"cnp_prio", VRNIC_QOS_ATTR_CNP_PRIO, &Qos::cnp_prio, 0, VRNIC_NUM_PRIO - 1},
+        {"pfc_en", VRNIC_QOS_ATTR_PFC_EN, &Qos::pfc_en},
+        {"ecn_en", VRNIC_QOS_ATTR_ECN_EN, &Qos::ecn_en},
+        {"tclass", VRNIC_QOS_ATTR_TCLASS, &Qos::tclass},
+        {"cnp_dscp", VRNIC_QOS_ATTR_CNP_DSCP, &Qos::cnp_dscp},
+        {"cnp_prio", VRNIC_QOS_ATTR_CNP_PRIO, &Qos::cnp_prio},
     };
     return ps;
 }
@@ -400,6 +389,81 @@ Message build_getfamily(const std::string& name) {
     Message m = Message::genl(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
     m.put_string(CTRL_ATTR_FAMILY_NAME, name);
     return m;
+}
+
+Message build_getpolicy(uint16_t family, uint8_t cmd) {
+    Message m = Message::genl(GENL_ID_CTRL, CTRL_CMD_GETPOLICY, 1, NLM_F_DUMP);
+    m.put_u16(CTRL_ATTR_FAMILY_ID, family);
+    m.put_u32(CTRL_ATTR_OP, cmd);
+    return m;
+}
+
+// A dump reply carries either the policies of the command
+// (CTRL_ATTR_OP_POLICY: op -> CTRL_ATTR_POLICY_DO index) or one entry of
+// one policy (CTRL_ATTR_POLICY: policy index -> attribute -> the entry's
+// NL_POLICY_TYPE_ATTR_*), as net/netlink/genetlink.c's ctrl_dumppolicy()
+// writes them.
+Status PolicyDump::add(const nlmsghdr* nlh) {
+    static const nla_policy* pol = make_policy<CTRL_ATTR_MAX + 1>({
+        {CTRL_ATTR_FAMILY_ID, NLA_U16},
+        {CTRL_ATTR_OP_POLICY, NLA_NESTED},
+        {CTRL_ATTR_POLICY, NLA_NESTED},
+    });
+    auto a = Attrs::parse(nlh, GENL_HDRLEN, CTRL_ATTR_MAX, pol);
+    if (!a)
+        return a.error();
+    for (const nlattr* op : a->nested_list(CTRL_ATTR_OP_POLICY)) {
+        static const nla_policy* op_pol = make_policy<CTRL_ATTR_POLICY_DUMP_MAX + 1>({
+            {CTRL_ATTR_POLICY_DO, NLA_U32},
+            {CTRL_ATTR_POLICY_DUMP, NLA_U32},
+        });
+        auto oa = Attrs::parse_nested(op, CTRL_ATTR_POLICY_DUMP_MAX, op_pol);
+        if (!oa)
+            return oa.error();
+        if (auto idx = oa->u32(CTRL_ATTR_POLICY_DO))
+            do_policy_ = *idx;
+    }
+    for (const nlattr* policy : a->nested_list(CTRL_ATTR_POLICY)) {
+        auto& entries = policies_[nla_type(policy) & NLA_TYPE_MASK];
+        int rem = 0;
+        const nlattr* attr = nullptr;
+        nla_for_each_nested(attr, policy, rem) {
+            static const nla_policy* entry_pol = make_policy<NL_POLICY_TYPE_ATTR_MAX + 1>({
+                {NL_POLICY_TYPE_ATTR_MIN_VALUE_U, NLA_U64},
+                {NL_POLICY_TYPE_ATTR_MAX_VALUE_U, NLA_U64},
+                {NL_POLICY_TYPE_ATTR_POLICY_IDX, NLA_U32},
+            });
+            auto ea = Attrs::parse_nested(attr, NL_POLICY_TYPE_ATTR_MAX, entry_pol);
+            if (!ea)
+                return ea.error();
+            Entry& e = entries[nla_type(attr) & NLA_TYPE_MASK];
+            auto lo = ea->u64(NL_POLICY_TYPE_ATTR_MIN_VALUE_U);
+            auto hi = ea->u64(NL_POLICY_TYPE_ATTR_MAX_VALUE_U);
+            if (lo && hi)
+                e.range = Range{*lo, *hi};
+            e.nested_policy = ea->u32(NL_POLICY_TYPE_ATTR_POLICY_IDX);
+        }
+    }
+    return ok_status();
+}
+
+NestRanges PolicyDump::nest_ranges(int nest_attr) const {
+    NestRanges out;
+    if (!do_policy_)
+        return out;
+    auto top = policies_.find(*do_policy_);
+    if (top == policies_.end())
+        return out;
+    auto nest = top->second.find(nest_attr);
+    if (nest == top->second.end() || !nest->second.nested_policy)
+        return out;
+    auto inner = policies_.find(*nest->second.nested_policy);
+    if (inner == policies_.end())
+        return out;
+    for (const auto& [attr, e] : inner->second)
+        if (e.range)
+            out[attr] = *e.range;
+    return out;
 }
 
 Result<Family> parse_family(const nlmsghdr* nlh) {
@@ -638,6 +702,16 @@ Status Vrnic::set_qos(const std::string& dev, const Qos& q) {
 Status Vrnic::set_dcqcn(const std::string& dev, const Dcqcn& d) {
     Message m = build_dcqcn_set(family_.id, dev, d);
     return transact_set(sk_, m, "set dcqcn of " + dev);
+}
+
+Result<NestRanges> Vrnic::set_ranges(uint8_t cmd, int nest_attr) {
+    PolicyDump dump;
+    Message m = build_getpolicy(family_.id, cmd);
+    Status st = sk_.transact(m, "read the policy of vrnic command " + std::to_string(cmd),
+                             [&](const nlmsghdr* nlh) { return dump.add(nlh); });
+    if (!st)
+        return st.error();
+    return dump.nest_ranges(nest_attr);
 }
 
 Result<std::vector<Stats>> Vrnic::qp_stats(const std::optional<std::string>& dev,

@@ -5,6 +5,7 @@
 #include <libctl/vrnic.h>
 
 #include <cerrno>
+#include <functional>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -130,7 +131,7 @@ TEST(Vrnic, ParamTablesMatchUapi) {
               static_cast<size_t>(VRNIC_LIMITS_ATTR_MAX - VRNIC_LIMITS_ATTR_PAD));
     EXPECT_EQ(dcqcn_params().size(), static_cast<size_t>(VRNIC_DCQCN_ATTR_MAX));
     ASSERT_NE(find_param(dcqcn_params(), "rpg_gd"), nullptr);
-    EXPECT_EQ(find_param(dcqcn_params(), "rpg_gd")->max, 15u);
+    EXPECT_EQ(find_param(dcqcn_params(), "rpg_gd")->attr, VRNIC_DCQCN_ATTR_RPG_GD);
     EXPECT_EQ(find_param(limits_params(), "max_qp")->type_max(), 0xffffffffu);
     EXPECT_EQ(find_param(dcqcn_params(), "cnp_dscp")->type_max(), 0xffu);
     EXPECT_EQ(find_param(limits_params(), "nope"), nullptr);
@@ -181,6 +182,63 @@ TEST(Vrnic, FamilyReply) {
     EXPECT_EQ(f->id, 0x1f);
     EXPECT_EQ(f->version, 1u);
     EXPECT_EQ(f->groups.at("config"), 9u);
+}
+
+// The replies of CTRL_CMD_GETPOLICY for one op, in the order and shape
+// the kernel's ctrl_dumppolicy() sends them: the op's policy indexes, then
+// one entry per message.
+TEST(Vrnic, PolicyDumpFindsTheRangesOfASetNest) {
+    PolicyDump d;
+    auto entry = [&](uint32_t policy, int attr, std::function<void(Message&)> body) {
+        Message m = Message::genl(GENL_ID_CTRL, CTRL_CMD_GETPOLICY, 1, NLM_F_MULTI);
+        m.put_u16(CTRL_ATTR_FAMILY_ID, kFamily);
+        m.begin_nest(CTRL_ATTR_POLICY).begin_nest(static_cast<int>(policy)).begin_nest(attr);
+        body(m);
+        m.end_nest().end_nest().end_nest();
+        ASSERT_TRUE(d.add(m.header()));
+    };
+    auto range = [](uint64_t lo, uint64_t hi) {
+        return [lo, hi](Message& m) {
+            m.put_u32(NL_POLICY_TYPE_ATTR_TYPE, NL_ATTR_TYPE_U32)
+                .put_u64(NL_POLICY_TYPE_ATTR_MIN_VALUE_U, lo)
+                .put_u64(NL_POLICY_TYPE_ATTR_MAX_VALUE_U, hi);
+        };
+    };
+    Message op = Message::genl(GENL_ID_CTRL, CTRL_CMD_GETPOLICY, 1, NLM_F_MULTI);
+    op.put_u16(CTRL_ATTR_FAMILY_ID, kFamily)
+        .begin_nest(CTRL_ATTR_OP_POLICY)
+        .begin_nest(VRNIC_CMD_DCQCN_SET)
+        .put_u32(CTRL_ATTR_POLICY_DO, 0)
+        .end_nest()
+        .end_nest();
+    ASSERT_TRUE(d.add(op.header()));
+    entry(0, VRNIC_ATTR_DEV_NAME,
+          [](Message& m) { m.put_u32(NL_POLICY_TYPE_ATTR_TYPE, NL_ATTR_TYPE_NUL_STRING); });
+    entry(0, VRNIC_ATTR_DCQCN, [](Message& m) {
+        m.put_u32(NL_POLICY_TYPE_ATTR_TYPE, NL_ATTR_TYPE_NESTED)
+            .put_u32(NL_POLICY_TYPE_ATTR_POLICY_IDX, 1)
+            .put_u32(NL_POLICY_TYPE_ATTR_POLICY_MAXTYPE, VRNIC_DCQCN_ATTR_MAX);
+    });
+    entry(1, VRNIC_DCQCN_ATTR_RPG_GD, range(0, 15));
+    entry(1, VRNIC_DCQCN_ATTR_RPG_AI_RATE, range(1, 1000000));
+    NestRanges r = d.nest_ranges(VRNIC_ATTR_DCQCN);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[VRNIC_DCQCN_ATTR_RPG_GD].max, 15u);
+    EXPECT_EQ(r[VRNIC_DCQCN_ATTR_RPG_AI_RATE].min, 1u);
+    // The top level is not the nest; a nest the op lacks has no ranges.
+    EXPECT_TRUE(d.nest_ranges(VRNIC_ATTR_LIMITS).empty());
+}
+
+TEST(Vrnic, PolicyDumpRequestNamesFamilyAndOp) {
+    Message m = build_getpolicy(kFamily, VRNIC_CMD_LIMITS_SET);
+    EXPECT_EQ(m.header()->nlmsg_type, GENL_ID_CTRL);
+    EXPECT_EQ(m.header()->nlmsg_flags & NLM_F_DUMP, NLM_F_DUMP);
+    auto* a = nlmsg_find_attr(m.header(), GENL_HDRLEN, CTRL_ATTR_OP);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(nla_get_u32(a), static_cast<uint32_t>(VRNIC_CMD_LIMITS_SET));
+    auto* f = nlmsg_find_attr(m.header(), GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(nla_get_u16(f), kFamily);
 }
 
 TEST(Rtnl, ParseIfAddr) {

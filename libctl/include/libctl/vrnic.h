@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Client of the "vrnic" generic netlink family (uapi/vrnic.h): typed structs
 // per object, one parameter table per object that drives message building,
-// parsing, JSON keys and client-side range checks.
+// parsing and JSON keys.  Ranges are the kernel's: read from its policy
+// (CTRL_CMD_GETPOLICY), never written here.
 #pragma once
 
 #include <libctl/netlink.h>
@@ -48,15 +49,13 @@ struct Qos {
 };
 
 /// One scalar parameter of an object: its JSON key (the attribute name),
-/// attribute type, width and the range uapi/vrnic.h documents.
+/// attribute type and width.
 template <typename S> struct Param {
     const char* name;
     int attr;
     std::variant<std::optional<uint8_t> S::*, std::optional<uint32_t> S::*,
                  std::optional<uint64_t> S::*>
         member;
-    uint64_t min;
-    uint64_t max;
 
     std::optional<uint64_t> get(const S& s) const;
     /// Largest value the attribute's type can carry (255, 2^32-1, 2^64-1).
@@ -100,6 +99,35 @@ struct ConfigEvent {
     std::optional<Dcqcn> dcqcn;
 };
 
+/// The range a netlink policy entry allows (NL_POLICY_TYPE_ATTR_MIN_VALUE_U
+/// and _MAX_VALUE_U).
+struct Range {
+    uint64_t min = 0;
+    uint64_t max = 0;
+};
+
+/// Attribute type -> its range, for the integer attributes of one nest.
+using NestRanges = std::map<int, Range>;
+
+/// The replies of a CTRL_CMD_GETPOLICY dump for one command, put together:
+/// which policy the command's "do" uses and the entries of every policy.
+class PolicyDump {
+public:
+    /// Takes one reply of the dump.
+    Status add(const nlmsghdr* nlh);
+    /// The ranges of the attributes inside the nest @p nest_attr of the
+    /// command's top-level "do" policy; empty when there is no such nest.
+    NestRanges nest_ranges(int nest_attr) const;
+
+private:
+    struct Entry {
+        std::optional<Range> range;
+        std::optional<uint32_t> nested_policy;
+    };
+    std::optional<uint32_t> do_policy_;
+    std::map<uint32_t, std::map<int, Entry>> policies_;
+};
+
 /// The family id, version and multicast group of a resolved genl family.
 struct Family {
     uint16_t id = 0;
@@ -112,6 +140,9 @@ struct Family {
 /// CTRL_CMD_GETFAMILY request for @p name and the parser of its reply.
 Message build_getfamily(const std::string& name);
 Result<Family> parse_family(const nlmsghdr* nlh);
+
+/// CTRL_CMD_GETPOLICY dump of the policy of command @p cmd of @p family.
+Message build_getpolicy(uint16_t family, uint8_t cmd);
 
 Message build_get(uint16_t family, uint8_t cmd, const std::optional<std::string>& dev, bool dump);
 Message build_limits_set(uint16_t family, const std::string& dev, const Limits& l);
@@ -143,6 +174,11 @@ public:
     Status set_qos(const std::string& dev, const Qos& q);
     Result<Dcqcn> dcqcn(const std::string& dev);
     Status set_dcqcn(const std::string& dev, const Dcqcn& d);
+
+    /// The ranges the kernel's policy allows for the attributes nested in
+    /// @p nest_attr of SET command @p cmd (e.g. VRNIC_CMD_DCQCN_SET,
+    /// VRNIC_ATTR_DCQCN).
+    Result<NestRanges> set_ranges(uint8_t cmd, int nest_attr);
 
     /// Per-QP counters: one QP (dev and qpn set), or all QPs of dev or of
     /// every device.
