@@ -16,8 +16,6 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/inet_ecn.h>
-#include <rdma/rdma_netlink.h>
-#include <rdma/restrack.h>
 
 #include "vrnic.h"
 #include "config.h"
@@ -595,42 +593,6 @@ void vrnic_cc_qp_values(struct vrnic_qp *qp, u64 *val)
 	val[VRNIC_QP_CNT_ALPHA] = rp.alpha >> 21;
 	val[VRNIC_QP_CNT_LIMITED] = rp.active;
 	val[VRNIC_QP_CNT_PFC_PAUSED] = READ_ONCE(cc->pfc_paused);
-}
-
-/**
- * vrnic_fill_res_qp_entry - vrnic's attributes of a QP for restrack
- * @msg: the nldev message ("rdma resource show qp -dd")
- * @ibqp: the QP
- *
- * Return: 0, or -EMSGSIZE when @msg is full.
- */
-int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
-{
-	u64 val[VRNIC_QP_NUM_COUNTERS] = {};
-	struct vrnic_qp *qp = to_vqp(ibqp);
-	struct nlattr *nest;
-	int i;
-
-	vrnic_cc_qp_values(qp, val);
-	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
-		if (!vrnic_qp_counters[i].restrack)
-			continue;
-		if (rdma_nl_put_driver_u64(msg, vrnic_qp_counters[i].name,
-					   val[i]))
-			goto cancel;
-	}
-	if ((qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
-	    vrnic_req_fill_res(msg, qp))
-		goto cancel;
-	nla_nest_end(msg, nest);
-	return 0;
-
-cancel:
-	nla_nest_cancel(msg, nest);
-	return -EMSGSIZE;
 }
 
 /**

@@ -121,7 +121,6 @@ void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes);
 unsigned long vrnic_cc_pace_gap(struct vrnic_qp *qp, u32 bytes);
 void vrnic_cc_link_changed(struct vrnic_dev *vdev);
 void vrnic_cc_qp_values(struct vrnic_qp *qp, u64 *val);
-int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 void vrnic_cc_pacer_state(struct vrnic_qp *qp, u64 *wait_ns, bool *waiting,
 			  bool *armed);
 

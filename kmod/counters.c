@@ -7,13 +7,15 @@
  *  - per-QP counters and state (enum vrnic_qp_counter,
  *    vrnic_qp_counters[]): kept by the data path in each QP
  *    (struct vrnic_qp_stats, struct vrnic_qp_cc), read by the vrnic
- *    netlink family (VRNIC_CMD_QP_STATS_GET), restrack (cc.c) and the
+ *    netlink family (VRNIC_CMD_QP_STATS_GET), restrack
+ *    (vrnic_fill_res_qp_entry()) and the
  *    rdma_counter ops below ("rdma statistic qp"), which report them
  *    under the names of their port counters.
  */
 
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/rdma_counter.h>
 
 #include "vrnic.h"
@@ -77,7 +79,9 @@ static const struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS] = {
 #define VRNIC_QP_CNT(n, p)	{ .name = (n), .port = (p) }
 #define VRNIC_QP_CC_CNT(n, p)	{ .name = (n), .port = (p), .restrack = true }
 #define VRNIC_QP_CC_STATE(n)	\
-	{ .name = (n), .port = VRNIC_QP_STATE, .restrack = true }
+	{ .name = (n), .port = VRNIC_QP_NO_PORT, .restrack = true }
+#define VRNIC_QP_OWN_CNT(n)	\
+	{ .name = (n), .port = VRNIC_QP_NO_PORT, .restrack = true }
 
 /*
  * Stable names, documented in docs/wire.md; append only.  Each counter
@@ -117,6 +121,8 @@ const struct vrnic_qp_counter_desc vrnic_qp_counters[VRNIC_QP_NUM_COUNTERS] = {
 						   VRNIC_CNT_DUP_REQUESTS),
 	[VRNIC_QP_CNT_ACCESS_ERRORS] = VRNIC_QP_CNT("remote_access_errors",
 						    VRNIC_CNT_ACCESS_ERRORS),
+	/* spread over several drop_* port counters: none sums it alone */
+	[VRNIC_QP_CNT_DROPS] = VRNIC_QP_OWN_CNT("dropped_packets"),
 };
 
 /*
@@ -147,7 +153,44 @@ static void vrnic_qp_values(struct vrnic_qp *qp, u64 *val)
 	val[VRNIC_QP_CNT_DUP_REQUESTS] = READ_ONCE(rq->dup_requests);
 	/* Sent: the completer's count of received ones has no port twin. */
 	val[VRNIC_QP_CNT_ACCESS_ERRORS] = READ_ONCE(rq->access_errors);
+	val[VRNIC_QP_CNT_DROPS] = READ_ONCE(sq->drops) + READ_ONCE(rq->drops);
 	vrnic_cc_qp_values(qp, val);
+}
+
+/**
+ * vrnic_fill_res_qp_entry - vrnic's attributes of a QP for restrack
+ * @msg: the nldev message ("rdma resource show qp -dd")
+ * @ibqp: the QP
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	u64 val[VRNIC_QP_NUM_COUNTERS] = {};
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	struct nlattr *nest;
+	int i;
+
+	vrnic_qp_values(qp, val);
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
+		if (!vrnic_qp_counters[i].restrack)
+			continue;
+		if (rdma_nl_put_driver_u64(msg, vrnic_qp_counters[i].name,
+					   val[i]))
+			goto cancel;
+	}
+	if ((qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) &&
+	    vrnic_req_fill_res(msg, qp))
+		goto cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
 /* ------------------------------------------------- per-QP rdma_counters */
@@ -215,7 +258,7 @@ static void vrnic_bound_qp_add(const struct vrnic_bound_qp *b, u64 *sum)
 
 	vrnic_qp_values(b->qp, now);
 	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
-		if (vrnic_qp_counters[i].port != VRNIC_QP_STATE)
+		if (vrnic_qp_counters[i].port != VRNIC_QP_NO_PORT)
 			sum[i] += now[i] - b->base[i];
 }
 
@@ -272,7 +315,7 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++) {
 		u64 *v;
 
-		if (vrnic_qp_counters[i].port == VRNIC_QP_STATE)
+		if (vrnic_qp_counters[i].port == VRNIC_QP_NO_PORT)
 			continue;
 		v = &stats->value[vrnic_qp_counters[i].port];
 		*v = *v > counted[i] ? *v - counted[i] : 0;
@@ -418,7 +461,7 @@ int vrnic_counter_update_stats(struct rdma_counter *counter)
 
 	memset(stats->value, 0, stats->num_counters * sizeof(u64));
 	for (i = 0; i < VRNIC_QP_NUM_COUNTERS; i++)
-		if (vrnic_qp_counters[i].port != VRNIC_QP_STATE)
+		if (vrnic_qp_counters[i].port != VRNIC_QP_NO_PORT)
 			stats->value[vrnic_qp_counters[i].port] = val[i];
 	return 0;
 }

@@ -117,18 +117,22 @@ enum vrnic_qp_counter {
 	VRNIC_QP_CNT_PFC_PAUSED,	/* 1: held by a PFC/PAUSE frame */
 	VRNIC_QP_CNT_DUP_REQUESTS,
 	VRNIC_QP_CNT_ACCESS_ERRORS,
+	VRNIC_QP_CNT_DROPS,
 	VRNIC_QP_NUM_COUNTERS
 };
 
-/* vrnic_qp_counter_desc.port of a value that is a state, not a count */
-#define VRNIC_QP_STATE	(-1)
+/*
+ * vrnic_qp_counter_desc.port of a value no single port counter sums: a
+ * state, or a count spread over several port counters
+ */
+#define VRNIC_QP_NO_PORT	(-1)
 
 /**
  * struct vrnic_qp_counter_desc - one per-QP counter or state value
  * @name: its stable name
  * @port: the port counter (enum vrnic_counter) that counts the same
  *	events for the whole port: a bound rdma_counter reports the value
- *	under that counter's name.  VRNIC_QP_STATE for a state
+ *	under that counter's name.  VRNIC_QP_NO_PORT when there is none
  * @restrack: also a driver attribute of "rdma resource show qp -dd"
  */
 struct vrnic_qp_counter_desc {
@@ -305,6 +309,7 @@ struct rdma_hw_stats *vrnic_counter_alloc_stats(struct rdma_counter *counter);
 int vrnic_counter_update_stats(struct rdma_counter *counter);
 int vrnic_qp_counters_next(struct vrnic_dev *vdev, u32 *qpn,
 			   const kuid_t *owner, u64 *val);
+int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* pfc.c */
 void vrnic_pfc_start(struct vrnic_dev *vdev);

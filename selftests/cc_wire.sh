@@ -557,6 +557,11 @@ rc_qpn() {
 has_rc_qp() {
 	[[ -n $(rc_qpn) ]]
 }
+# qp_attr QPN NAME: a driver attribute of vrnic0's QP QPN (rdma -dd).
+qp_attr() {
+	rdma -dd resource show qp link vrnic0/1 lqpn "$1" 2>/dev/null |
+		awk -v k="drv_$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+}
 # inj ARGS...: inject one packet from B to A (roce_wire.py inject); sets
 # INJ_DROPS (growth of every drop reason plus rp_cnp_ignored of vrnic0),
 # INJ_UNKNOWN (drop_unknown_qp) and INJ_HANDLED (rp_cnp_handled).
@@ -578,8 +583,8 @@ inj() {
 	INJ_HANDLED=
 	[[ -n $h0 && -n $h1 ]] && INJ_HANDLED=$((h1 - h0))
 }
-# A transfer long enough for the two injections at the live QP (each
-# starts a Python, about 5 s under TCG); the two at an unknown QPN that
+# A transfer long enough for the three injections at the live QP (each
+# starts a Python, about 3-5 s under TCG); the two at an unknown QPN that
 # follow need no live QP.
 PORT=$((PORT + 1))
 ip netns exec "$NS_B" timeout -k 5 "$TMO" ib_write_bw -d vrnic1 -p $PORT -x "$GB" -F -s 4096 -D 20 \
@@ -600,6 +605,21 @@ if run_stage "$P: an RC QP of vrnic0 in RTS (ib_write_bw -D 20 running)" wait_fo
 	expect_num "$P: truncated CNP to the live QP counted as a drop or rp_cnp_ignored" "$INJ_DROPS" ge 1
 	expect_num "$P: truncated CNP not handled" "$INJ_HANDLED" eq 0
 	expect_output "$P: the QP still in RTS after the truncated CNP" "^$qpn\$" rc_qpn
+	# An ACK for a PSN half the PSN space away from the QP's window
+	# answers nothing it sent (neither a new nor a duplicate response):
+	# the completer drops it, and the QP counts it.
+	d0=$(qp_attr "$qpn" dropped_packets)
+	max_psn=$(qp_attr "$qpn" max_psn)
+	if [[ -n $d0 && -n $max_psn ]]; then
+		inj "$qpn" ack $(((max_psn + 0x800000) & 0xffffff))
+		d1=$(qp_attr "$qpn" dropped_packets)
+		expect_num "$P: ACK for a PSN never sent counted in the QP's dropped_packets" \
+			"$((${d1:-0} - d0))" ge 1
+	else
+		ktap_fail "$P: ACK for a PSN never sent counted in the QP's dropped_packets" \
+			"no dropped_packets ('$d0') or max_psn ('$max_psn') in rdma -dd resource show qp"
+	fi
+	expect_output "$P: the QP still in RTS after the stale ACK" "^$qpn\$" rc_qpn
 	# The injector's packets pass vrnic's ICRC check: an ACK to no QP
 	# is dropped as drop_unknown_qp, which comes after that check.
 	inj "$UNKNOWN_QPN" ack

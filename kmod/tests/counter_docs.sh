@@ -4,7 +4,7 @@
 # counter_docs.sh [REPO] - docs/wire.md says what kmod/counters.c's tables
 # say: its per-QP table has every entry of vrnic_qp_counters[], each with
 # the port counter of vrnic_stat_descs[] it is part of ("none" for a
-# state) and "(restrack)" where restrack shows it; its list of the port
+# state or a count no port counter sums alone) and "(restrack)" where restrack shows it; its list of the port
 # counters a bound counter leaves at 0 is exactly the port counters no
 # per-QP counter is part of.  A host test (ctest).
 
@@ -37,14 +37,14 @@ declare -A want
 mapped=()
 while read -r m n e; do
 	r=no
-	[[ $m == VRNIC_QP_CC_* ]] && r=yes
-	if [[ $m == VRNIC_QP_CC_STATE ]]; then
+	[[ $m == VRNIC_QP_CC_* || $m == VRNIC_QP_OWN_* ]] && r=yes
+	if [[ $m == VRNIC_QP_CC_STATE || $m == VRNIC_QP_OWN_CNT ]]; then
 		want[$n]="none $r"
 	else
 		want[$n]="${port[$e]:-?$e} $r"
 		mapped+=("${port[$e]:-?$e}")
 	fi
-done < <(grep -oE 'VRNIC_QP_(CC_)?(CNT|STATE)\("[a-z0-9_]+"(, VRNIC_CNT_[A-Z0-9_]+)?\)' <<<"$flat" |
+done < <(grep -oE 'VRNIC_QP_(CC_|OWN_)?(CNT|STATE)\("[a-z0-9_]+"(, VRNIC_CNT_[A-Z0-9_]+)?\)' <<<"$flat" |
 	sed -E 's/^([A-Z_]+)\("([a-z0-9_]+)"(, ([A-Z0-9_]+))?\)$/\1 \2 \4/')
 [[ ${#want[@]} -gt 0 ]] || complain "no per-QP counters found in $src"
 

@@ -702,11 +702,11 @@ def cnp_ib(dqpn):
     return struct.pack("!BBHII", CNP_OPCODE, 0, 0xFFFF, 0x40000000 | dqpn, 0) + bytes(16)
 
 
-def inject(src, dst, dqpn, kind="cnp"):
-    """Send a CNP, a truncated one (BTH and ICRC only) or an RC ACK."""
+def inject(src, dst, dqpn, kind="cnp", psn=0):
+    """Send a CNP, a truncated one (BTH and ICRC only) or an RC ACK of @psn."""
     if kind == "ack":
-        ib = struct.pack("!BBHII", 0x11, 0, 0xFFFF, dqpn, 0) + struct.pack("!I", 0)
-        what = "ACK"
+        ib = struct.pack("!BBHII", 0x11, 0, 0xFFFF, dqpn, psn & 0xFFFFFF) + struct.pack("!I", 0)
+        what = "ACK PSN %d" % (psn & 0xFFFFFF)
     else:
         ib = cnp_ib(dqpn)
         what = "CNP"
@@ -829,7 +829,8 @@ def main(argv):
     if cmd == "check":
         return Check(argv[2], argv[3]).run(argv[4:])
     if cmd == "inject":
-        inject(argv[2], argv[3], int(argv[4], 0), argv[5] if len(argv) > 5 else "cnp")
+        inject(argv[2], argv[3], int(argv[4], 0), argv[5] if len(argv) > 5 else "cnp",
+               int(argv[6], 0) if len(argv) > 6 else 0)
         return 0
     print(__doc__)
     return 2
