@@ -88,26 +88,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     register_config(app, ctx);
     register_monitor(app, ctx);
 
-    // CLI11 reports an unknown OBJECT as "a subcommand is required"; name it.
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        if (a.empty() || a[0] == '-')
-            continue;
-        bool known = false;
-        for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-            known = known || sub->check_name(a);
-        if (!known)
-            return ctx.usage("unknown object \"" + a + "\" (see rdmactl --help)");
-        break;
-    }
-
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help, --version
         app.exit(e, out, err);
         return kExitOk;
     } catch (const CLI::ParseError& e) {
-        // Every CLI11 parse error is a usage error: exit code 2.
+        // Every CLI11 parse error is a usage error: exit code 2.  An
+        // unknown OBJECT is left over ("remaining") with no object
+        // parsed, which CLI11 reports as a missing subcommand: name it.
+        std::vector<std::string> left = app.remaining();
+        if (app.get_subcommands().empty() && !left.empty() && !left[0].empty() && left[0][0] != '-')
+            return ctx.usage("unknown object \"" + left[0] + "\" (see rdmactl --help)");
         ctx.usage(std::string(e.what()) + " (see rdmactl --help)");
         return kExitUsage;
     }
