@@ -26,9 +26,8 @@ trap dp_cleanup EXIT
 dp_begin
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" loopback || {
-	dp_result fail setup "could not build the topology"
-	dp_end
-	exit 1
+	tap_result fail setup "could not build the topology"
+	ktap_finish
 }
 
 # all_pairs PREFIX SRV CLI
@@ -75,4 +74,4 @@ dp_join loopback
 udaddy_pair a_to_b.udaddy B A
 udaddy_pair b_to_a.udaddy A B
 
-dp_end
+ktap_finish

@@ -34,9 +34,8 @@ dp_begin
 dp_load rxe || ktap_skip_all "rdma_rxe not available"
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology rxe "$DP_LINK_TYPE" || {
-	dp_result fail setup "could not build the topology"
-	dp_end
-	exit 1
+	tap_result fail setup "could not build the topology"
+	ktap_finish
 }
 
 # interop PREFIX SRV CLI
@@ -65,7 +64,7 @@ c_test() {
 
 	dp_want "$name" || return 0
 	if [[ ! -x $bin ]]; then
-		dp_result skip "$name" "$bin not built"
+		tap_result skip "$name" "$bin not built"
 		return 0
 	fi
 	DP_TIMEOUT=300 dp_one "$name" "$req" \
@@ -86,4 +85,4 @@ DP_ATOMIC_WRITE=${DP_ATOMIC_WRITE:-$DP_REPO/build/selftests/dp_atomic_write}
 c_test rxe_requester_dut_responder.dp_atomic_write "$DP_ATOMIC_WRITE" A B pair
 c_test dut_requester_rxe_responder.dp_atomic_write "$DP_ATOMIC_WRITE" B A pair
 
-dp_end
+ktap_finish

@@ -41,15 +41,6 @@ dp_begin() {
 	echo "# $(basename "$0"): DP_LINK_TYPE=$DP_LINK_TYPE logs in $DP_LOG"
 }
 
-dp_log() {
-	echo "# $*"
-}
-
-# dp_result {ok|fail|skip} NAME [REASON]
-dp_result() {
-	tap_result "$@"
-}
-
 # Print a file's tail as KTAP comments.
 dp_tail() {
 	[[ -s $1 ]] || return 0
@@ -57,18 +48,6 @@ dp_tail() {
 	# The harness's SKIP/OK chatter would push the failure out of view.
 	grep -v -E '^ok [0-9]+ .*# SKIP|^#  +(RUN|SKIP|OK) ' "$1" |
 		tail -n "${2:-15}" | sed 's/^/#   /'
-}
-
-# Print the plan and the totals; exit status for the script.
-dp_end() {
-	echo "1..$TAP_N"
-	echo "# totals: pass:$TAP_PASS fail:$TAP_FAIL skip:$TAP_SKIP"
-	if [[ $TAP_FAIL -gt 0 ]]; then
-		return 1
-	elif [[ $TAP_N -eq 0 || $TAP_SKIP -eq $TAP_N ]]; then
-		return "$KSFT_SKIP"
-	fi
-	return 0
 }
 
 # Known deviations of rdma_rxe on 6.1 (the bar vrnic has to beat): when the
@@ -85,11 +64,11 @@ dp_report() {
 	local name=$1 rc=$2 reason=${3:-}
 
 	if [[ $rc -eq 0 ]]; then
-		dp_result ok "$name"
+		tap_result ok "$name"
 	elif [[ $DP_LINK_TYPE == rxe && -n ${DP_KNOWN_RXE[$name]:-} ]]; then
-		dp_result skip "$name" "known rdma_rxe issue: ${DP_KNOWN_RXE[$name]}"
+		tap_result skip "$name" "known rdma_rxe issue: ${DP_KNOWN_RXE[$name]}"
 	else
-		dp_result fail "$name" "$reason"
+		tap_result fail "$name" "$reason"
 	fi
 }
 
@@ -264,10 +243,10 @@ dp_topology() {
 
 	for h in A B ${lo:+C}; do
 		DP_GIDX[$h]=$(dp_gid_index "${DP_DEV[$h]}" "${DP_ADDR[$h]}") || {
-			dp_log "no RoCE v2 GID for ${DP_ADDR[$h]} on ${DP_DEV[$h]}"
+			ktap_comment "no RoCE v2 GID for ${DP_ADDR[$h]} on ${DP_DEV[$h]}"
 			return 1
 		}
-		dp_log "host $h: ns ${DP_NS[$h]:-init_net} dev ${DP_DEV[$h]} (${DP_TYPE[$h]}) if ${DP_IF[$h]} ${DP_ADDR[$h]} gid index ${DP_GIDX[$h]}"
+		ktap_comment "host $h: ns ${DP_NS[$h]:-init_net} dev ${DP_DEV[$h]} (${DP_TYPE[$h]}) if ${DP_IF[$h]} ${DP_ADDR[$h]} gid index ${DP_GIDX[$h]}"
 	done
 }
 
@@ -327,7 +306,7 @@ dp_pair() {
 		echo "# $name: \$ $ccmd"
 		dp_tail "$log.client"
 	fi
-	dp_log "$name: $((SECONDS - t0))s"
+	ktap_comment "$name: $((SECONDS - t0))s"
 	dp_report "$name" $(( crc || src )) "$why"
 	dp_next_port
 	[[ -z $why ]]

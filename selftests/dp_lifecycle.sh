@@ -21,9 +21,8 @@ trap dp_cleanup EXIT
 dp_begin
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_topology "$DP_LINK_TYPE" "$DP_LINK_TYPE" || {
-	dp_result fail setup "could not build the topology"
-	dp_end
-	exit 1
+	tap_result fail setup "could not build the topology"
+	ktap_finish
 }
 
 # Objects that a process owns; the baseline is taken before any process
@@ -33,7 +32,7 @@ declare -A BASE=()
 
 for h in A B; do
 	BASE[$h]=$(dp_res_summary "${DP_DEV[$h]}")
-	dp_log "${DP_DEV[$h]} before: ${BASE[$h]}"
+	ktap_comment "${DP_DEV[$h]} before: ${BASE[$h]}"
 done
 
 # Packets sent by a device (per-driver counter name).
@@ -141,30 +140,30 @@ t0=$SECONDS
 if run_pair "ib_write_bw -d ${DP_DEV[B]} -x ${DP_GIDX[B]} -p $DP_PORT -F -s 4096 -n 10000000" \
 	"ib_write_bw -d ${DP_DEV[A]} -x ${DP_GIDX[A]} -p $DP_PORT -F -s 4096 -n 10000000 ${DP_ADDR[B]}" \
 	tcp write_bw; then
-	dp_log "SIGKILL ib_write_bw client (pid $CPID) with traffic in flight"
+	ktap_comment "SIGKILL ib_write_bw client (pid $CPID) with traffic in flight"
 	kill_check kill_write_bw_client_mid_transfer_frees_qp_cq_mr_pd A "$CPID"
 	kill_check write_bw_server_of_killed_client_frees_qp_cq_mr_pd B "$SPID"
 else
-	dp_result fail kill_write_bw_client_mid_transfer_frees_qp_cq_mr_pd "no traffic"
-	dp_result fail write_bw_server_of_killed_client_frees_qp_cq_mr_pd "no traffic"
+	tap_result fail kill_write_bw_client_mid_transfer_frees_qp_cq_mr_pd "no traffic"
+	tap_result fail write_bw_server_of_killed_client_frees_qp_cq_mr_pd "no traffic"
 fi
 end_pair
-dp_log "ib_write_bw stage: $((SECONDS - t0))s"
+ktap_comment "ib_write_bw stage: $((SECONDS - t0))s"
 
 # --- rping: SIGKILL the server mid-run; rdma_cm IDs go too ---
 t0=$SECONDS
 if run_pair "rping -s -a ${DP_ADDR[B]} -p $DP_PORT -C 1000000 -S 64" \
 	"rping -c -a ${DP_ADDR[B]} -I ${DP_ADDR[A]} -p $DP_PORT -C 1000000 -S 64" \
 	cm rping; then
-	dp_log "SIGKILL rping server (pid $SPID) with traffic in flight"
+	ktap_comment "SIGKILL rping server (pid $SPID) with traffic in flight"
 	kill_check kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects B "$SPID"
 	kill_check rping_client_of_killed_server_frees_cm_ids_and_verbs_objects A "$CPID"
 else
-	dp_result fail kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects "no traffic"
-	dp_result fail rping_client_of_killed_server_frees_cm_ids_and_verbs_objects "no traffic"
+	tap_result fail kill_rping_server_mid_transfer_frees_cm_ids_and_verbs_objects "no traffic"
+	tap_result fail rping_client_of_killed_server_frees_cm_ids_and_verbs_objects "no traffic"
 fi
 end_pair
-dp_log "rping stage: $((SECONDS - t0))s"
+ktap_comment "rping stage: $((SECONDS - t0))s"
 
 # --- device deletion and module unload after traffic ---
 rc=0
@@ -179,11 +178,11 @@ rxe) mod=rdma_rxe ;;
 *) mod=$DP_LINK_TYPE ;;
 esac
 if rmmod "$mod"; then
-	dp_result ok module_unload_after_traffic
+	tap_result ok module_unload_after_traffic
 	# leave the driver loaded as we found it
 	dp_load "$DP_LINK_TYPE" >/dev/null 2>&1
 else
-	dp_result fail module_unload_after_traffic "rmmod $mod: refcount $(cat "/sys/module/$mod/refcnt" 2>/dev/null)"
+	tap_result fail module_unload_after_traffic "rmmod $mod: refcount $(cat "/sys/module/$mod/refcnt" 2>/dev/null)"
 fi
 
-dp_end
+ktap_finish

@@ -38,9 +38,8 @@ modprobe sch_netem 2>/dev/null
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
 dp_load "$DP_NETEM_PEER" || ktap_skip_all "cannot load the $DP_NETEM_PEER driver"
 dp_topology "$DP_LINK_TYPE" "$DP_NETEM_PEER" || {
-	dp_result fail setup "could not build the topology"
-	dp_end
-	exit 1
+	tap_result fail setup "could not build the topology"
+	ktap_finish
 }
 
 retx() {
@@ -62,7 +61,7 @@ for h in A B; do
 	dp_in "$h" tc qdisc add dev "${DP_IF[$h]}" root netem $DP_NETEM ||
 		ktap_skip_all "netem not available"
 done
-dp_log "netem on both veth ends: $DP_NETEM"
+ktap_comment "netem on both veth ends: $DP_NETEM"
 before=$(retx)
 # counter_sum NAME: NAME on both devices together.
 counter_sum() {
@@ -78,7 +77,7 @@ random_lossy() {
 		# request minutes, not the default minute (a hang still fails).
 		DP_TIMEOUT=300 dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,4096 DP_BIG=${DP_BIG:-200000} DP_TIMEOUT_MS=240000 $DP_RANDOM"
 	else
-		dp_result skip dp_random_lossy "$DP_RANDOM not built"
+		tap_result skip dp_random_lossy "$DP_RANDOM not built"
 	fi
 }
 
@@ -91,14 +90,14 @@ dp_join rc
 dp_join random
 
 after=$(retx)
-dp_log "retransmissions ($(dp_retx_counters "${DP_TYPE[A]}")): $before -> $after"
+ktap_comment "retransmissions ($(dp_retx_counters "${DP_TYPE[A]}")): $before -> $after"
 for h in A B; do
-	dp_log "${DP_DEV[$h]}: $(rdma statistic show link "${DP_DEV[$h]}/1" 2>/dev/null | tr -s ' ' | cut -c1-400)"
+	ktap_comment "${DP_DEV[$h]}: $(rdma statistic show link "${DP_DEV[$h]}/1" 2>/dev/null | tr -s ' ' | cut -c1-400)"
 done
 if [[ $after -gt $before ]]; then
-	dp_result ok retransmission_counter_moved
+	tap_result ok retransmission_counter_moved
 else
-	dp_result fail retransmission_counter_moved "$before -> $after"
+	tap_result fail retransmission_counter_moved "$before -> $after"
 fi
 
 # What netem does is loss, reordering and duplication, never a malformed
@@ -127,11 +126,11 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	DP_PORT=19700 pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
 	timeouts=$(($(counter_sum timeouts) - timeouts0))
 	dups=$(($(counter_sum duplicate_requests) - dups0))
-	dp_log "late ACKs: $timeouts timeouts, $dups duplicate requests"
+	ktap_comment "late ACKs: $timeouts timeouts, $dups duplicate requests"
 	dp_report late_acks_time_out "$((timeouts < 5))" \
 		"only $timeouts timeouts: the delay did not outlast the ACK timeout"
 	dp_report late_acks_resend_one_packet "$((dups > 2 * timeouts))" \
 		"$dups duplicate requests for $timeouts timeouts"
 fi
 
-dp_end
+ktap_finish

@@ -72,17 +72,16 @@ rmmod_round() {
 }
 
 st_topology || {
-	dp_result fail setup "could not build the topology"
-	dp_end
-	exit 1
+	tap_result fail setup "could not build the topology"
+	ktap_finish
 }
 for h in A B; do
 	BASE[$h]=$(st_res "${DP_DEV[$h]}")
-	dp_log "${DP_DEV[$h]} baseline: ${BASE[$h]}"
+	ktap_comment "${DP_DEV[$h]} baseline: ${BASE[$h]}"
 done
 st_stage kill9_mid_transfer_releases_everything kill_round
 st_untopology
 st_stage rmmod_with_traffic_never_blocks_and_succeeds_once_killed rmmod_round
 st_untopology
 
-dp_end
+ktap_finish

@@ -120,14 +120,14 @@ st_stage() {
 	for ((r = 1; r <= ST_ROUNDS; r++)); do
 		if ! "$fn" "$r" >"$why" 2>&1; then
 			st_traffic_stop
-			dp_log "$name: round $r of $ST_ROUNDS failed after $((SECONDS - t0))s"
+			ktap_comment "$name: round $r of $ST_ROUNDS failed after $((SECONDS - t0))s"
 			sed 's/^/# /' "$why"
-			dp_result fail "$name" "round $r: $(tail -n 1 "$why")"
+			tap_result fail "$name" "round $r: $(tail -n 1 "$why")"
 			rm -f "$why"
 			return 1
 		fi
 	done
 	rm -f "$why"
-	dp_log "$name: $ST_ROUNDS rounds in $((SECONDS - t0))s"
-	dp_result ok "$name"
+	ktap_comment "$name: $ST_ROUNDS rounds in $((SECONDS - t0))s"
+	tap_result ok "$name"
 }

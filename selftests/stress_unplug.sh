@@ -79,4 +79,4 @@ netns_round() {
 st_stage netdev_delete_with_traffic_removes_devices netdev_round
 st_stage netns_delete_with_traffic_removes_devices netns_round
 
-dp_end
+ktap_finish
