@@ -439,6 +439,10 @@ void vrnic_qp_error(struct vrnic_qp *qp);
 /* Report an affiliated asynchronous event (IB_EVENT_*) on @qp. */
 void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type);
 
+/* sq.c: the send queue's ring, created and freed with its QP. */
+int vrnic_sq_init(struct vrnic_qp *qp, const struct ib_qp_cap *cap,
+		  struct ib_udata *udata, struct mminfo *mi);
+void vrnic_sq_free(struct vrnic_qp *qp);
 /*
  * Send queue, consumer side (the wire, serialised per QP).  Positions are
  * ring indices in [0, index_mask]; step with vrnic_sq_next().
