@@ -130,14 +130,12 @@ perf_run() {
 	fi
 }
 
-# The netdev both drivers take in turn: one veth end in this namespace.
+# The netdev both drivers take in turn: one end of a veth pair, both ends
+# in this namespace (the peer only carries the link).
 bench_netdev() {
 	ip link show "$RXE_IF" >/dev/null 2>&1 && return 0
-	ip link add "$RXE_IF" type veth peer name "$RXE_PEER" || return 1
-	defer ip link delete "$RXE_IF"
-	ip addr add "$RXE_IP/24" dev "$RXE_IF"
-	ip link set "$RXE_PEER" up
-	ip link set "$RXE_IF" up
+	NS_A='' NS_B='' IF_A=$RXE_IF IF_B=$RXE_PEER IP_A=$RXE_IP IP_B=10.112.0.2 \
+		IP6_A=fd00:112::1 IP6_B=fd00:112::2 veth_setup
 }
 
 # bench_device NAME TYPE: a RoCE device on the bench netdev, with its GID.
@@ -169,7 +167,7 @@ vrnic_setup() {
 		bench_netdev && bench_device vrnic0 vrnic
 		return
 	fi
-	vrnic_pair_setup
+	bench_pair_setup
 }
 
 # vrnic_a in ns_a and vrnic_b in ns_b over a veth pair (set up once).
@@ -177,7 +175,7 @@ vrnic_setup() {
 # rdma_rxe unregisters every device whose driver_id is RDMA_DRIVER_RXE,
 # vrnic's included (ib_unregister_driver(); see docs/uabi.md).
 VETH_UP=
-vrnic_pair_setup() {
+bench_pair_setup() {
 	if [[ -z $VETH_UP ]]; then
 		VETH_UP=1
 		veth_setup || return 1
@@ -381,7 +379,7 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 		bench_rxe
 	fi
 	echo "bench: round $ROUND/$REPS: vrnic to vrnic, netem loss $LOSS"
-	if vrnic_pair_setup; then
+	if bench_pair_setup; then
 		run_loss || { echo "bench: the loss rows could not run"; status=1; }
 	else
 		echo "bench: could not set up the vrnic pair"

@@ -42,15 +42,9 @@ wait_port() {
 	[[ $(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) == *ACTIVE* ]]
 }
 
-ip netns add "$NS" || ktap_bail "no namespace"
-defer ip netns delete "$NS"
-ip -n "$NS" link set lo up
-ip link add "$IF_R" type veth peer name "$IF_V" netns "$NS" || ktap_bail "no veth"
-defer ip link delete "$IF_R"
-ip addr add 10.78.0.1/24 dev "$IF_R"
-ip -n "$NS" addr add 10.78.0.2/24 dev "$IF_V"
-ip link set "$IF_R" up
-ip -n "$NS" link set "$IF_V" up
+# rxe's end (A) in init_net, vrnic's (B) in $NS.
+NS_A='' NS_B=$NS IF_A=$IF_R IF_B=$IF_V IP_A=10.78.0.1 IP_B=10.78.0.2 \
+	IP6_A=fd00:78::1 IP6_B=fd00:78::2 veth_setup || ktap_bail "no veth pair"
 
 modprobe rdma_rxe 2>/dev/null
 run_stage "vrnic device in its namespace" \
