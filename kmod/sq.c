@@ -35,7 +35,7 @@ static size_t vrnic_sq_copy_slot(u32 max_sge, u32 max_inline)
 }
 
 int vrnic_sq_init(struct vrnic_qp *qp, const struct ib_qp_cap *cap,
-			 struct ib_udata *udata, struct mminfo *mi)
+		  struct ib_udata *udata, struct mminfo *mi)
 {
 	struct vrnic_sq *sq = &qp->sq;
 	size_t size;
