@@ -36,20 +36,48 @@ MODULE_VERSION("0.1");
  * Lock order: vrnic_link_mutex -> (rtnl, taken inside ib_core) and
  * vrnic_link_mutex -> vrnic_dev_mutex.  Nothing takes vrnic_dev_mutex and
  * then rtnl, and the netdev notifier (which runs under rtnl) takes
- * neither: it finds devices through ib_core's netdev hash instead.
+ * neither: it finds devices through vrnic_ndev_hash instead.
  */
 DEFINE_MUTEX(vrnic_dev_mutex);
 LIST_HEAD(vrnic_dev_list);
 
+/*
+ * Every vrnic device by its netdev, from just before ib_register_device()
+ * until its dealloc_driver callback, for the lookups of the receive path
+ * and the netdev notifier (RCU readers).  Writers hold
+ * vrnic_ndev_hash_lock.  A reader may still see a device after its
+ * removal: ib_core frees the ib_device only after a grace period
+ * (kfree_rcu() in its release), and ib_device_try_get() fails for a
+ * device that is not registered.
+ *
+ * Not ib_core's own netdev hash (ib_device_set_netdev()): rdma_rxe looks
+ * up its devices there by driver_id, which is ours too (docs/uabi.md),
+ * and takes whatever it finds for a struct rxe_dev.  With a vrnic device
+ * in that hash, loading rdma_rxe or taking the netdev up or down wrote
+ * rxe's port state past the end of struct vrnic_dev (KASAN:
+ * slab-out-of-bounds in rxe_notify()).  ib_core learns the netdev
+ * through the get_netdev op instead.
+ */
+static DEFINE_HASHTABLE(vrnic_ndev_hash, 5);
+static DEFINE_SPINLOCK(vrnic_ndev_hash_lock);
+
+static void vrnic_ndev_hash_add(struct vrnic_dev *vdev)
+{
+	spin_lock(&vrnic_ndev_hash_lock);
+	hash_add_rcu(vrnic_ndev_hash, &vdev->ndev_link, (unsigned long)vdev->ndev);
+	spin_unlock(&vrnic_ndev_hash_lock);
+}
+
+static void vrnic_ndev_hash_del(struct vrnic_dev *vdev)
+{
+	spin_lock(&vrnic_ndev_hash_lock);
+	if (hash_hashed(&vdev->ndev_link))
+		hash_del_rcu(&vdev->ndev_link);
+	spin_unlock(&vrnic_ndev_hash_lock);
+}
+
 /* Serialises "rdma link add" so the duplicate checks cannot race. */
 static DEFINE_MUTEX(vrnic_link_mutex);
-
-static const struct ib_device_ops vrnic_dev_ops;
-
-static bool vrnic_is_ours(struct ib_device *ibdev)
-{
-	return ibdev->ops.query_device == vrnic_dev_ops.query_device;
-}
 
 /**
  * vrnic_dev_get_by_name - find a registered vrnic device by name
@@ -90,17 +118,18 @@ void vrnic_dev_put(struct vrnic_dev *vdev)
  */
 struct vrnic_dev *vrnic_dev_get_by_netdev(struct net_device *ndev)
 {
-	struct ib_device *ibdev;
+	struct vrnic_dev *vdev, *found = NULL;
 
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return NULL;
-	/* rdma_rxe shares our driver_id: skip its devices. */
-	if (!vrnic_is_ours(ibdev)) {
-		ib_device_put(ibdev);
-		return NULL;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(vrnic_ndev_hash, vdev, ndev_link,
+				   (unsigned long)ndev) {
+		if (vdev->ndev == ndev && ib_device_try_get(&vdev->ibdev)) {
+			found = vdev;
+			break;
+		}
 	}
-	return to_vdev(ibdev);
+	rcu_read_unlock();
+	return found;
 }
 
 static enum ib_port_state vrnic_netdev_port_state(struct net_device *ndev)
@@ -273,6 +302,21 @@ static void vrnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
  * Called by ib_core exactly once, from ib_dealloc_device() on a failed
  * registration or at the end of unregistration: undo vrnic_newlink().
  */
+/*
+ * The port's netdev, for ib_core (GID table, nldev, link speed): held
+ * for as long as the device exists, so a further reference is safe to
+ * hand out; ib_core drops it and ignores a netdev that is unregistering.
+ * See vrnic_ndev_hash for why not ib_device_set_netdev().
+ */
+static struct net_device *vrnic_get_netdev(struct ib_device *ibdev,
+					   u32 port_num)
+{
+	struct net_device *ndev = to_vdev(ibdev)->ndev;
+
+	dev_hold(ndev);
+	return ndev;
+}
+
 static void vrnic_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrnic_dev *vdev = to_vdev(ibdev);
@@ -280,6 +324,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&vrnic_dev_mutex);
 	list_del_init(&vdev->list);
 	mutex_unlock(&vrnic_dev_mutex);
+	vrnic_ndev_hash_del(vdev);
 
 	vrnic_pfc_stop(vdev);
 	vrnic_verbs_cleanup(vdev);
@@ -311,6 +356,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.get_dev_fw_str = vrnic_get_dev_fw_str,
 	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
+	.get_netdev = vrnic_get_netdev,
 	.get_port_immutable = vrnic_get_port_immutable,
 	.query_device = vrnic_query_device,
 	.query_pkey = vrnic_query_pkey,
@@ -322,9 +368,9 @@ static const struct ib_device_ops vrnic_dev_ops = {
 
 /*
  * Does any vrnic device hold @ndev, registered or not?  Not
- * vrnic_dev_get_by_netdev(): that one asks ib_core, which knows only
- * registered devices, and a device still registering (or already
- * unregistering) holds its netdev as well.  Under vrnic_link_mutex.
+ * vrnic_dev_get_by_netdev(): that one returns only registered devices,
+ * and a device still registering (or already unregistering) holds its
+ * netdev as well.  Under vrnic_link_mutex.
  */
 static bool vrnic_netdev_is_bound(struct net_device *ndev)
 {
@@ -410,13 +456,10 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	ib_set_device_ops(&vdev->ibdev, &vrnic_verbs_ops);
 	vrnic_pfc_start(vdev);
 
-	err = ib_device_set_netdev(&vdev->ibdev, ndev, 1);
-	if (err)
-		goto err_dealloc;
-
 	mutex_lock(&vrnic_dev_mutex);
 	list_add_tail(&vdev->list, &vrnic_dev_list);
 	mutex_unlock(&vrnic_dev_mutex);
+	vrnic_ndev_hash_add(vdev);
 
 	err = ib_register_device(&vdev->ibdev, name, NULL);
 	if (err)

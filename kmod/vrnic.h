@@ -171,6 +171,7 @@ struct vrnic_pfc {
  * @ndev: the bound netdev, held with a tracked reference for our lifetime
  * @udp: the shared UDP socket of @ndev's network namespace
  * @list: entry in vrnic_dev_list, protected by vrnic_dev_mutex
+ * @ndev_link: entry in main.c's netdev hash (vrnic_dev_get_by_netdev())
  * @cfg_mutex: serialises writers of @limits and @cfg (netlink set commands)
  * @limits: resource limits, see struct vrnic_limits
  * @cfg: QoS/DCQCN configuration, owned by config.c (RCU, see config.h)
@@ -195,6 +196,7 @@ struct vrnic_dev {
 	netdevice_tracker ndev_tracker;
 	struct vrnic_udp *udp;
 	struct list_head list;
+	struct hlist_node ndev_link;
 
 	struct mutex cfg_mutex;	/* serialises writers of limits and cfg */
 	struct vrnic_limits limits;
