@@ -299,10 +299,6 @@ static void vrnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 }
 
 /*
- * Called by ib_core exactly once, from ib_dealloc_device() on a failed
- * registration or at the end of unregistration: undo vrnic_newlink().
- */
-/*
  * The port's netdev, for ib_core (GID table, nldev, link speed): held
  * for as long as the device exists, so a further reference is safe to
  * hand out; ib_core drops it and ignores a netdev that is unregistering.
@@ -317,6 +313,10 @@ static struct net_device *vrnic_get_netdev(struct ib_device *ibdev,
 	return ndev;
 }
 
+/*
+ * Called by ib_core exactly once, from ib_dealloc_device() on a failed
+ * registration or at the end of unregistration: undo vrnic_newlink().
+ */
 static void vrnic_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrnic_dev *vdev = to_vdev(ibdev);
