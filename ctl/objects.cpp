@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <optional>
 #include <set>
 
 #include <net/if.h>
@@ -36,16 +37,24 @@ template <typename S> json params_to_json(const std::vector<Param<S>>& ps, const
     return j;
 }
 
+// @p u at @p path, unless it lies within [min, max].
+std::optional<Error> out_of_range(const std::string& path, uint64_t u, uint64_t min, uint64_t max) {
+    if (u >= min && u <= max)
+        return std::nullopt;
+    return bad(path, "value " + std::to_string(u) + " out of range " + std::to_string(min) + ".." +
+                         std::to_string(max));
+}
+
 // An unsigned JSON integer within [min, max].
 Result<uint64_t> get_uint(const json& v, const std::string& path, uint64_t min, uint64_t max) {
-    std::string range = std::to_string(min) + ".." + std::to_string(max);
     if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)
-        return bad(path, "negative value " + v.dump() + " (range " + range + ")");
+        return bad(path, "negative value " + v.dump() + " (range " + std::to_string(min) + ".." +
+                             std::to_string(max) + ")");
     if (!v.is_number_integer())
         return bad(path, "expected an unsigned integer, got " + v.dump());
     uint64_t u = v.get<uint64_t>();
-    if (u < min || u > max)
-        return bad(path, "value " + std::to_string(u) + " out of range " + range);
+    if (auto e = out_of_range(path, u, min, max))
+        return *e;
     return u;
 }
 
@@ -77,11 +86,8 @@ libctl::Status params_in_ranges(const std::vector<Param<S>>& ps, const S& s,
         auto r = ranges.find(p.attr);
         if (!v || r == ranges.end())
             continue;
-        const libctl::Range& range = r->second;
-        if (*v < range.min || *v > range.max)
-            return bad(path + "." + p.name, "value " + std::to_string(*v) + " out of range " +
-                                                std::to_string(range.min) + ".." +
-                                                std::to_string(range.max));
+        if (auto e = out_of_range(path + "." + p.name, *v, r->second.min, r->second.max))
+            return *e;
     }
     return libctl::ok_status();
 }
