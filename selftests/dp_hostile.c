@@ -31,7 +31,8 @@
  * QP number does not exist: packets go out and nothing answers.  Forged
  * packets come from a raw socket opened in that far end's namespace.
  *
- * Environment: needs its own device (dp_own_setup() in lib/dp_verbs.h);
+ * Environment: needs its own device pair (lib/own_pair.sh, which
+ * dp_own_setup() runs when no DP_DEV is given: DP_NS and DP_VETH);
  * VRNIC_REPO locates the widen module (default: the current directory);
  * DP_HOSTILE_ONLY=TEXT runs only the cases whose name contains TEXT (to
  * run, against an old driver, a case that follows one that crashes it).
@@ -235,11 +236,11 @@ FIXTURE_SETUP(hs)
 
 	if (only && !strstr(_metadata->name, only))
 		SKIP(return, "DP_HOSTILE_ONLY=%s", only);
-	if (!dev || !dp_own_ns[0])
-		SKIP(return, "needs the test's own device and veth namespace");
+	if (!dev || !getenv("DP_NS") || !getenv("DP_VETH"))
+		SKIP(return, "needs the test's own device pair (lib/own_pair.sh)");
 	ret = dp_dev_open(&self->d, dev, AF_INET);
 	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", dev, strerror(-ret));
-	/* dp_own_setup(): we are .1 on the veth, the far end is .2. */
+	/* lib/own_pair.sh: we are .1 on the veth, the far end is .2. */
 	memcpy(&self->addr, self->d.gid.raw + 12, 4);
 	self->peer_gid = self->d.gid;
 	self->peer_gid.raw[15] = 2;
@@ -386,8 +387,8 @@ TEST_F(hs, forged_atomic_ack_for_send_is_dropped)
 	ASSERT_EQ(0, hs_post_send(self, 1, sizeof(want)));
 	usleep(100 * 1000);	/* sent, waiting for an ACK that never comes */
 
-	fd = hs_raw_socket_in(dp_own_ns);
-	ASSERT_LE(0, fd) TH_LOG("raw socket in %s: %s", dp_own_ns,
+	fd = hs_raw_socket_in(getenv("DP_NS"));
+	ASSERT_LE(0, fd) TH_LOG("raw socket in %s: %s", getenv("DP_NS"),
 				strerror(-fd));
 	wp_crc_init();
 	wp_bth(&p, HS_RC_ATOMIC_ACK, WP_PKEY, self->qp->qp_num, psn);
@@ -747,7 +748,7 @@ TEST_F(hs, polled_send_completion_frees_its_slot)
 		SKIP(return, "needs the peer device (DP_DEV2)");
 	ASSERT_EQ(0, dp_dev_open(&d2, dev2, AF_INET));
 	ASSERT_EQ(0, vrnic_sh("echo 1 > /sys/class/net/%s/queues/rx-0/rps_cpus",
-			      dp_own_veth));
+			      getenv("DP_VETH")));
 	ASSERT_EQ(0, hs_pin(1));
 	rmr = ibv_reg_mr(d2.pd, self->buf, 4096, IBV_ACCESS_LOCAL_WRITE |
 			 IBV_ACCESS_REMOTE_WRITE);
@@ -798,7 +799,7 @@ TEST_F(hs, polled_send_completion_frees_its_slot)
 	dp_qp_destroy(&a);
 	ibv_dereg_mr(rmr);
 	dp_dev_close(&d2);
-	vrnic_sh("echo 0 > /sys/class/net/%s/queues/rx-0/rps_cpus", dp_own_veth);
+	vrnic_sh("echo 0 > /sys/class/net/%s/queues/rx-0/rps_cpus", getenv("DP_VETH"));
 }
 
 /* ---- item 7: modify to RESET with the retransmit timer armed ---- */
@@ -897,7 +898,7 @@ TEST_F(hs, rings_are_charged_to_the_memory_cgroup)
 
 int main(int argc, char **argv)
 {
-	if (!getenv("DP_DEV") && dp_own_setup())
+	if (dp_own_setup(argv))
 		ksft_print_msg("could not create a %s device\n",
 			       getenv("DP_LINK_TYPE") ?: "vrnic");
 	return test_harness_run(argc, argv);

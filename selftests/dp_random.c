@@ -576,7 +576,7 @@ TEST_F_TIMEOUT(dp_random, read, 600)
 
 int main(int argc, char **argv)
 {
-	if (!getenv("DP_DEV") && dp_own_setup())
+	if (dp_own_setup(argv))
 		ksft_print_msg("could not create a %s device; set DP_DEV\n",
 			       getenv("DP_LINK_TYPE") ?: "vrnic");
 	return test_harness_run(argc, argv);

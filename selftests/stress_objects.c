@@ -3,7 +3,7 @@
  * stress_objects - create and destroy every verbs object, many times, while
  * traffic runs, and end where we started.
  *
- * A device pair over a veth (lib/dp_verbs.h self-setup: DP_DEV here,
+ * A device pair over a veth (lib/own_pair.sh: DP_DEV here,
  * DP_DEV2 in a namespace of its own).  One thread keeps an RC connection
  * between the two busy (SENDs and RDMA WRITEs, data checked); STRESS_THREADS
  * others each run cycles of:
@@ -741,7 +741,7 @@ int main(int argc, char **argv)
 {
 	/* The figures are the point: keep them when a case fails. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!getenv("DP_DEV") && dp_own_setup())
+	if (dp_own_setup(argv))
 		ksft_print_msg("could not create a device pair; set DP_DEV and DP_DEV2\n");
 	return test_harness_run(argc, argv);
 }

@@ -4,8 +4,8 @@
  * with a live RC connection: nothing breaks, every packet is counted as a
  * drop, and the connection carries on.
  *
- * A device pair over a veth (lib/dp_verbs.h self-setup: DP_DEV here,
- * DP_DEV2 in its own namespace) with an RC connection between them that a
+ * A device pair over a veth (lib/own_pair.sh: DP_DEV here, DP_DEV2 in
+ * its own namespace DP_NS) with an RC connection between them that a
  * thread keeps busy (SENDs, data checked).  From DP_DEV2's namespace, a raw
  * socket sends packets to DP_DEV's address over the veth (a real receive,
  * not the loopback path), from an address that is not the peer's (it
@@ -504,7 +504,7 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 		"random",
 	};
 	const char *dev = getenv("DP_DEV"), *dev2 = getenv("DP_DEV2");
-	const char *ns = getenv("WF_NS") ?: dp_own_ns;
+	const char *ns = getenv("DP_NS");
 	long scale = getenv("VRNIC_STRESS_SCALE") ?
 		     atol(getenv("VRNIC_STRESS_SCALE")) : 1;
 	long n = getenv("WF_PACKETS") ? atol(getenv("WF_PACKETS")) :
@@ -524,8 +524,8 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 	double t0, secs;
 	int fd, k;
 
-	if (!dev || !dev2 || !ns[0])
-		SKIP(return, "needs the self-made device pair (or DP_DEV, DP_DEV2 and WF_NS)");
+	if (!dev || !dev2 || !ns)
+		SKIP(return, "needs a device pair (DP_DEV, DP_DEV2 and DP_NS, see lib/own_pair.sh)");
 	memset(&l, 0, sizeof(l));
 	ASSERT_EQ(0, wf_live_setup(&l, dev, dev2))
 		TH_LOG("live connection: %s", strerror(errno));
@@ -638,7 +638,7 @@ int main(int argc, char **argv)
 {
 	/* The figures are the point: keep them when a case fails. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!getenv("DP_DEV") && dp_own_setup())
+	if (dp_own_setup(argv))
 		ksft_print_msg("could not create a device pair; set DP_DEV\n");
 	return test_harness_run(argc, argv);
 }

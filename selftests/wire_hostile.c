@@ -498,7 +498,7 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 
 int main(int argc, char **argv)
 {
-	if (dp_own_setup())
+	if (dp_own_setup(argv))
 		ksft_print_msg("could not create the test's devices\n");
 	return test_harness_run(argc, argv);
 }

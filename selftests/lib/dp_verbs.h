@@ -8,6 +8,13 @@
 #ifndef VRNIC_DP_VERBS_H
 #define VRNIC_DP_VERBS_H
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "roce_gid.h"
 #include "vrnic_sh.h"
 
@@ -258,72 +265,41 @@ static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 
 /* ---- self-setup when no device is given ---- */
 
-static char dp_own_dev[32], dp_own_dev2[32], dp_own_veth[16], dp_own_ns[16];
-
-static void dp_own_teardown(void)
-{
-	if (dp_own_dev2[0])
-		vrnic_sh("rdma link delete %s 2>/dev/null", dp_own_dev2);
-	if (dp_own_dev[0])
-		vrnic_sh("rdma link delete %s 2>/dev/null", dp_own_dev);
-	if (dp_own_veth[0])
-		vrnic_sh("ip link delete %s 2>/dev/null", dp_own_veth);
-	if (dp_own_ns[0])
-		vrnic_sh("ip netns delete %s 2>/dev/null", dp_own_ns);
-}
-
 /*
- * Create a veth pair with one device of type $DP_LINK_TYPE on each end:
- * DP_DEV on the end in this namespace (the loopback variants), DP_DEV2 on
- * the end in a namespace of its own (the pair variants; the devices are
- * visible everywhere, the traffic between them crosses the veth).
- * Addresses are private ones that exist only on this veth.  A driver
- * that serves the initial namespace only (6.1's rdma_rxe) gets no DP_DEV2.
- * DP_NS and DP_NS_ADDR4 name the other namespace and its IPv4 address.
+ * Without DP_DEV, run this program again through lib/own_pair.sh, which
+ * builds a veth pair and a device on each end with ktap.sh's veth_setup()
+ * (the one topology builder of the selftests) and removes them when the
+ * program exits.  It sets DP_DEV, DP_DEV2, DP_VETH, DP_NS and DP_NS_ADDR4
+ * (see there).  Returns 0 with DP_DEV set, -1 if the pair could not be
+ * built; returns to the caller only then or when DP_DEV was given.
  */
-static int dp_own_setup(void)
+static int dp_own_setup(char **argv)
 {
-	const char *type = getenv("DP_LINK_TYPE") ?: "vrnic";
-	int id = getpid() % 10000, net = id % 250;
-	char addr[16];
+	char exe[PATH_MAX], dir[PATH_MAX], script[PATH_MAX + 32];
+	char *args[64];
+	ssize_t n;
+	int i;
 
-	snprintf(dp_own_veth, sizeof(dp_own_veth), "dpr%da", id);
-	snprintf(dp_own_ns, sizeof(dp_own_ns), "dpr%d", id);
-	snprintf(dp_own_dev, sizeof(dp_own_dev), "dprnd%d", id);
-	atexit(dp_own_teardown);
-	if (vrnic_sh("ip netns add %s", dp_own_ns) ||
-	    vrnic_sh("ip link add %s mtu 9000 type veth peer name dpr%db mtu 9000 netns %s",
-		  dp_own_veth, id, dp_own_ns) ||
-	    vrnic_sh("ip -n %s link set lo up && ip -n %s link set dpr%db up",
-		  dp_own_ns, dp_own_ns, id) ||
-	    vrnic_sh("ip link set %s up", dp_own_veth) ||
-	    vrnic_sh("ip addr add 10.79.%d.1/24 dev %s", net, dp_own_veth) ||
-	    vrnic_sh("ip -6 addr add fd79:%x::1/64 nodad dev %s", net,
-		  dp_own_veth) ||
-	    vrnic_sh("ip -n %s addr add 10.79.%d.2/24 dev dpr%db", dp_own_ns,
-		  net, id) ||
-	    vrnic_sh("ip -n %s -6 addr add fd79:%x::2/64 nodad dev dpr%db",
-		  dp_own_ns, net, id) ||
-	    vrnic_sh("rdma link add %s type %s netdev %s", dp_own_dev, type,
-		  dp_own_veth)) {
-		dp_own_dev[0] = 0;
+	if (getenv("DP_DEV"))
+		return 0;
+	if (getenv("VRNIC_OWN_PAIR"))
+		return -1;	/* own_pair.sh ran and said why it failed */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
 		return -1;
-	}
-	setenv("DP_DEV", dp_own_dev, 1);
-	/* The other end of the veth: where the wire tests send from. */
-	setenv("DP_NS", dp_own_ns, 1);
-	snprintf(addr, sizeof(addr), "10.79.%d.2", net);
-	setenv("DP_NS_ADDR4", addr, 1);
-	if (strcmp(type, "rxe") && !getenv("DP_DEV2")) {
-		snprintf(dp_own_dev2, sizeof(dp_own_dev2), "dprnd%db", id);
-		if (vrnic_sh("ip netns exec %s rdma link add %s type %s netdev dpr%db",
-			  dp_own_ns, dp_own_dev2, type, id)) {
-			dp_own_dev2[0] = 0;
-			return 0;	/* the pair variants skip */
-		}
-		setenv("DP_DEV2", dp_own_dev2, 1);
-	}
-	return 0;
+	exe[n] = 0;
+	memcpy(dir, exe, n + 1);
+	/* The binaries live in build/selftests/, the script in selftests/lib/. */
+	snprintf(script, sizeof(script), "%s/../../selftests/lib/own_pair.sh",
+		 dirname(dir));
+	args[0] = script;
+	args[1] = exe;
+	for (i = 1; argv[i] && i < 62; i++)
+		args[i + 1] = argv[i];
+	args[i + 1] = NULL;
+	execv(script, args);
+	fprintf(stderr, "exec %s: %s\n", script, strerror(errno));
+	return -1;
 }
 
 #endif /* VRNIC_DP_VERBS_H */
