@@ -16,10 +16,14 @@
         Decode the capture and judge each RULE; print one TAP result line
         per rule and "# " comment lines (wire_check in lib/ktap.sh relays
         them into the test's results).
-    roce_wire.py inject SRC DST DQPN [cnp|truncated|ack]
+    roce_wire.py inject SRC DST DQPN [cnp|truncated|ack [PSN]]
         Send one CNP (default), a truncated one (BTH and ICRC only) or an RC
-        ACK, each with a correct ICRC, from SRC to DST through a raw IPv4
-        socket.
+        ACK of PSN, each with a correct ICRC, from SRC to DST through a raw
+        IPv4 socket.
+    roce_wire.py inject -
+        The same for each line "SRC DST DQPN [KIND [PSN]]" read from stdin,
+        answering each with one line once it is sent: one Python start-up
+        (seconds under TCG) for many packets.
 
 Rules are words, key=value; selectors sel= (req, rresp, data = req|rresp,
 ack, cnp, any), src=, dst= (addresses), ce=1 (CE-marked only):
@@ -716,7 +720,27 @@ def inject(src, dst, dqpn, kind="cnp", psn=0):
     pkt = ipv4_roce(src, dst, ib, tos=48 << 2 | 2)
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     s.sendto(pkt, (dst, 0))
-    print("sent a %d-byte %s %s -> %s DestQP 0x%06x" % (len(pkt), what, src, dst, dqpn))
+    s.close()
+    print("sent a %d-byte %s %s -> %s DestQP 0x%06x" % (len(pkt), what, src, dst, dqpn),
+          flush=True)
+
+
+def inject_args(words):
+    """inject()'s arguments from the command line's words."""
+    return (words[0], words[1], int(words[2], 0), words[3] if len(words) > 3 else "cnp",
+            int(words[4], 0) if len(words) > 4 else 0)
+
+
+def inject_lines(lines):
+    """inject() for each line; a bad line is answered with an error line."""
+    for line in lines:
+        words = line.split()
+        if not words:
+            continue
+        try:
+            inject(*inject_args(words))
+        except (IndexError, ValueError, OSError) as e:
+            print("error: %r: %s" % (line.strip(), e), flush=True)
 
 
 # ---------------------------------------------------------------- self-test
@@ -828,9 +852,11 @@ def main(argv):
         return 0
     if cmd == "check":
         return Check(argv[2], argv[3]).run(argv[4:])
+    if cmd == "inject" and argv[2:] == ["-"]:
+        inject_lines(sys.stdin)
+        return 0
     if cmd == "inject":
-        inject(argv[2], argv[3], int(argv[4], 0), argv[5] if len(argv) > 5 else "cnp",
-               int(argv[6], 0) if len(argv) > 6 else 0)
+        inject(*inject_args(argv[2:]))
         return 0
     print(__doc__)
     return 2
