@@ -352,6 +352,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		if (ackreq) {
 			xp->noack_pkts = 0;
 			xp->ackreq_jiffies = jiffies;
+			xp->ackreq_psn = psn;
 		}
 	}
 	se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
@@ -530,9 +531,18 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) >=
 			  xp->window)
 			break;	/* the completer kicks us on the next ACK */
-		/* The window's last packet: have it acknowledged. */
+		/*
+		 * The window's last packet: have it acknowledged, unless an
+		 * ACK asked for earlier is still to come, which opens the
+		 * window by itself.  Asking on every packet that fills the
+		 * window would be self-sustaining: each ACK opens as few
+		 * slots as there are packets since the previous AckReq, the
+		 * last of which asks again.  Under DCQCN pacing behind an
+		 * ECN-marking bottleneck that drew one ACK per 3-4 packets.
+		 */
 		if (rc && ((xp->req_psn - xp->comp_psn) & VRNIC_PSN_MASK) + 1 >=
-			  xp->window)
+			  xp->window &&
+		    vrnic_psn_cmp(xp->ackreq_psn, xp->comp_psn) < 0)
 			xp->noack_pkts = VRNIC_ACKREQ_EVERY;
 		/* DCQCN: the pacer's timer runs us again when it is time. */
 		if (paced && !vrnic_cc_tx_ok(qp, VRNIC_CC_REQUESTER))
@@ -849,6 +859,8 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	vrnic_req_seek(qp, psn);
 	xp->rewind_psn = psn;
 	xp->noack_pkts = 0;
+	/* The resend asks afresh: the ACKs asked for may never come. */
+	xp->ackreq_psn = vrnic_psn_add(xp->comp_psn, VRNIC_PSN_MASK);
 	xp->sel_pending = false;
 	xp->sel_active = false;
 }

@@ -160,6 +160,7 @@ struct vrnic_qp_xport {
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
 	unsigned long ackreq_jiffies;	/* when the last AckReq went out */
+	u32 ackreq_psn;			/* PSN of the last AckReq sent */
 	unsigned long ack_timeout;	/* jiffies, from attr.timeout */
 	u32 window;			/* PSNs allowed in flight now */
 	u32 ssthresh;			/* window: slow start below it */

@@ -209,6 +209,8 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->comp_psn = xp->req_psn;
 		xp->max_psn = xp->req_psn;
 		xp->rewind_psn = vrnic_psn_add(xp->req_psn, VRNIC_PSN_MASK);
+		/* No ACK asked for yet: as if one had come for the PSN before. */
+		xp->ackreq_psn = xp->rewind_psn;
 		vrnic_req_loss_reset(xp);
 	}
 	if (mask & IB_QP_TIMEOUT)

@@ -12,8 +12,9 @@
 # the packets on the congested link.  Checked: the limiter engaged (CNPs
 # handled), at most 1% of the packets resent (a TCG guest can stall
 # long enough for a timeout or two; each costs one probe packet), and
-# vrnic1 acknowledged at most a quarter of vrnic0's packets.  See
-# docs/cc.md, "In the data path".
+# vrnic1 acknowledged at most a quarter of vrnic0's packets.  Then the
+# same through a 40 Mbit/s fq_codel bottleneck that marks CE, with four
+# QPs: at most one ACK per 8 packets.  See docs/cc.md, "In the data path".
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
@@ -26,7 +27,7 @@ ITERS=100
 SIZE=65536
 PORT=18900
 
-for m in sch_ingress cls_u32 act_pedit act_csum; do
+for m in sch_ingress cls_u32 act_pedit act_csum sch_htb sch_fq_codel; do
 	modprobe "$m" 2>/dev/null
 done
 veth_setup || ktap_bail "cannot build the two hosts"
@@ -83,5 +84,38 @@ if [[ $(uname -r) == *-vrnic-debug ]]; then
 else
 	ktap_result "at most 1% of the packets resent ($resent of $tx)" "$((resent * 100 > tx))"
 	ktap_result "at most one ACK per 4 packets ($acks for $tx)" "$((acks * 4 > tx))"
+fi
+
+# A real bottleneck instead: 40 Mbit/s (htb) into fq_codel with ECN, four
+# QPs.  DCQCN paces them on its marks, losses shrink their windows, and a
+# window-limited QP refills as its ACKs come: one that asked for an ACK
+# on every packet filling its window was answered one ACK per 2-4 packets
+# (DCQCN's CNPs come on top).
+run_stage "40 Mbit/s ECN-marking bottleneck on $IF_A" sh -c \
+	"ip netns exec $NS_A tc filter del dev $IF_A egress pref 10 &&
+	 ip netns exec $NS_A tc qdisc add dev $IF_A root handle 1: htb default 1 &&
+	 ip netns exec $NS_A tc class add dev $IF_A parent 1: classid 1:1 htb rate 40mbit &&
+	 ip netns exec $NS_A tc qdisc add dev $IF_A parent 1:1 fq_codel ecn" ||
+	ktap_bail "no htb or fq_codel"
+for k in tx_packets retransmits timeouts rp_cnp_handled; do
+	C0[$k]=$(stat vrnic0 "$k")
+done
+acks0=$(stat vrnic1 tx_packets)
+cnps0=$(stat vrnic1 np_cnp_sent)
+PORT=$((PORT + 1))
+in_b timeout 300 ib_write_bw -d vrnic1 -x "$GB" -F -q 4 -s $SIZE -n 50 -p $PORT \
+	>/dev/null 2>&1 &
+srv=$!
+wait_for 60 tcp_listening "$NS_B" $PORT
+run_stage "ib_write_bw -q 4 -s $SIZE -n 50 through the bottleneck" \
+	in_a timeout 300 ib_write_bw -d vrnic0 -x "$GA" -F -q 4 -s $SIZE -n 50 -p $PORT "$IP_B"
+wait "$srv"
+tx=$(d tx_packets)
+acks=$(($(stat vrnic1 tx_packets) - acks0 - ($(stat vrnic1 np_cnp_sent) - cnps0)))
+ktap_comment "vrnic0 sent $tx packets, $(d retransmits) resent, $(d timeouts) timeouts, $(d rp_cnp_handled) CNPs handled; vrnic1 sent $acks ACKs"
+if [[ $(uname -r) == *-vrnic-debug ]]; then
+	ktap_skip "at most one ACK per 8 packets ($acks for $tx)" "debug kernel: too slow"
+else
+	ktap_result "at most one ACK per 8 packets ($acks for $tx)" "$((acks * 8 > tx))"
 fi
 ktap_finish
