@@ -12,7 +12,7 @@
 #    while it runs (their cleanup unregisters the veths).
 #
 # Each must take both vrnic devices away within STRESS_BLOCKED_SECONDS
-# (30) although processes still hold user contexts on them, one of them
+# (30, times VRNIC_TEST_TIMEOUT_FACTOR on a slower kernel) although processes still hold user contexts on them, one of them
 # idle (stress_lib.sh, st_traffic): the driver disassociates the contexts
 # (ib_device_ops.disassociate_ucontext, issue 9 item 10) and the processes
 # see errors, not a hang.  A driver

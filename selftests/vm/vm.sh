@@ -162,7 +162,8 @@ write_job() {
 		printf 'VRNIC_KO=%q\n' "$ko"
 		printf 'VRNIC_CWD=%q\n' "$PWD"
 		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
-		printf 'VRNIC_TEST_TIMEOUT_FACTOR=%q\n' "${VRNIC_TEST_TIMEOUT_FACTOR:-1}"
+		# Exported: tests scale their own waits by it (stress_lib.sh).
+		printf 'export VRNIC_TEST_TIMEOUT_FACTOR=%q\n' "${VRNIC_TEST_TIMEOUT_FACTOR:-1}"
 		printf 'export VRNIC_STRESS_SCALE=%q\n' "${VRNIC_STRESS_SCALE:-1}"
 		# The race-widening test module (selftests/widen) built for the
 		# guest's kernel, when that is not the Debian one (debug-kernel.sh).
