@@ -49,31 +49,35 @@ GB=$(roce_gid_wait vrnic1 "$IP_B") || ktap_bail "no RoCE v2 GID on vrnic1"
 stat() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
-declare -A C0
-for k in tx_packets rx_packets retransmits timeouts rp_cnp_handled; do
-	C0[$k]=$(stat vrnic0 "$k")
-done
-acks0=$(stat vrnic1 tx_packets)
-cnps0=$(stat vrnic1 np_cnp_sent)
+# write_measured NAME ARGS...: ib_write_bw ARGS from vrnic0 to vrnic1 as
+# stage NAME; sets tx (packets vrnic0 sent), resent, timeouts, cnps
+# (CNPs it handled) and acks (what vrnic1 sent that was not a CNP: it
+# sends ACKs and CNPs only), and prints them.
+write_measured() {
+	local name=$1 tx0 resent0 timeouts0 cnps0 acks0 np0
 
-in_b timeout 300 ib_write_bw -d vrnic1 -x "$GB" -F -s $SIZE -n $ITERS -p $PORT \
-	>/dev/null 2>&1 &
-srv=$!
-wait_for 60 tcp_listening "$NS_B" $PORT
-run_stage "ib_write_bw -s $SIZE -n $ITERS through the CE marks" \
-	in_a timeout 300 ib_write_bw -d vrnic0 -x "$GA" -F -s $SIZE -n $ITERS -p $PORT "$IP_B"
-wait "$srv"
-
-d() {
-	echo $(($(stat vrnic0 "$1") - C0[$1]))
+	shift
+	PORT=$((PORT + 1))
+	tx0=$(stat vrnic0 tx_packets)
+	resent0=$(stat vrnic0 retransmits)
+	timeouts0=$(stat vrnic0 timeouts)
+	cnps0=$(stat vrnic0 rp_cnp_handled)
+	acks0=$(stat vrnic1 tx_packets)
+	np0=$(stat vrnic1 np_cnp_sent)
+	in_b timeout 300 ib_write_bw -d vrnic1 -x "$GB" -F -p $PORT "$@" >/dev/null 2>&1 &
+	local srv=$!
+	wait_for 60 tcp_listening "$NS_B" $PORT
+	run_stage "$name" in_a timeout 300 ib_write_bw -d vrnic0 -x "$GA" -F -p $PORT "$@" "$IP_B"
+	wait "$srv"
+	tx=$(($(stat vrnic0 tx_packets) - tx0))
+	resent=$(($(stat vrnic0 retransmits) - resent0))
+	timeouts=$(($(stat vrnic0 timeouts) - timeouts0))
+	cnps=$(($(stat vrnic0 rp_cnp_handled) - cnps0))
+	acks=$(($(stat vrnic1 tx_packets) - acks0 - ($(stat vrnic1 np_cnp_sent) - np0)))
+	ktap_comment "vrnic0 sent $tx packets, $resent resent, $timeouts timeouts, $cnps CNPs handled; vrnic1 sent $acks ACKs"
 }
-tx=$(d tx_packets)
-# vrnic1 sends ACKs and CNPs only: what it sent that was not a CNP.
-acks=$(($(stat vrnic1 tx_packets) - acks0 - ($(stat vrnic1 np_cnp_sent) - cnps0)))
-cnps=$(d rp_cnp_handled)
-resent=$(d retransmits)
-timeouts=$(d timeouts)
-ktap_comment "vrnic0 sent $tx packets, $resent resent, $timeouts timeouts, $cnps CNPs handled; vrnic1 sent $acks ACKs"
+
+write_measured "ib_write_bw -s $SIZE -n $ITERS through the CE marks" -s $SIZE -n $ITERS
 ktap_result "the QP was rate-limited: CNPs handled ($cnps)" "$((cnps == 0))"
 # The debug kernel (KASAN and lockdep, under TCG) answers so slowly that
 # ACKs come later than the 67 ms ACK timeout (measured there: 47
@@ -98,22 +102,7 @@ run_stage "40 Mbit/s ECN-marking bottleneck (htb, red) on $IF_A" sh -c \
 	 ip netns exec $NS_A tc qdisc add dev $IF_A parent 1:1 red limit 200000 \
 		min 8000 max 80000 avpkt 1100 burst 10 probability 0.5 bandwidth 40mbit ecn" ||
 	ktap_bail "no htb or red"
-for k in tx_packets retransmits timeouts rp_cnp_handled; do
-	C0[$k]=$(stat vrnic0 "$k")
-done
-acks0=$(stat vrnic1 tx_packets)
-cnps0=$(stat vrnic1 np_cnp_sent)
-PORT=$((PORT + 1))
-in_b timeout 300 ib_write_bw -d vrnic1 -x "$GB" -F -q 4 -s $SIZE -n 50 -p $PORT \
-	>/dev/null 2>&1 &
-srv=$!
-wait_for 60 tcp_listening "$NS_B" $PORT
-run_stage "ib_write_bw -q 4 -s $SIZE -n 50 through the bottleneck" \
-	in_a timeout 300 ib_write_bw -d vrnic0 -x "$GA" -F -q 4 -s $SIZE -n 50 -p $PORT "$IP_B"
-wait "$srv"
-tx=$(d tx_packets)
-acks=$(($(stat vrnic1 tx_packets) - acks0 - ($(stat vrnic1 np_cnp_sent) - cnps0)))
-ktap_comment "vrnic0 sent $tx packets, $(d retransmits) resent, $(d timeouts) timeouts, $(d rp_cnp_handled) CNPs handled; vrnic1 sent $acks ACKs"
+write_measured "ib_write_bw -q 4 -s $SIZE -n 50 through the bottleneck" -q 4 -s $SIZE -n 50
 if [[ $(uname -r) == *-vrnic-debug ]]; then
 	ktap_skip "at most one ACK per 6 packets ($acks for $tx)" "debug kernel: too slow"
 else
