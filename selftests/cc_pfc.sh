@@ -155,25 +155,35 @@ seen() {
 	echo "$n"
 }
 
+# One frame sender on B's end for the whole test (pfc_send.py serve): a
+# Python start costs seconds in a TCG guest.  frames ARGS...: send what
+# pfc_send.py's ARGS say (without IFNAME) and wait for its answer.
+coproc PFC_SENDER { in_b "${PY_STDLIB[@]}" "$PFC_SEND" "$IF_B" serve 2>&1; }
+defer kill "$PFC_SENDER_PID"
+frames() {
+	local line=
+
+	echo "$*" >&"${PFC_SENDER[1]}"
+	read -r -t 60 line <&"${PFC_SENDER[0]}"
+	[[ $line == sent* || $line == started ]] && return 0
+	ktap_comment "pfc_send.py $*: ${line:-no answer in 60 s}"
+	return 1
+}
+
 # frames_start KIND VECTOR QUANTA INTERVAL_MS: frames from B's end, one
 # every INTERVAL_MS until frames_stop (at most 120 s); returns once pfc_a
 # sees them arrive.  What is measured in between always falls while they
-# arrive, however long the guest takes to start a process.
-STOPFILE=$(mktemp -u /tmp/cc_pfc.stop.XXXXXX)
-defer rm -f "$STOPFILE"
+# arrive, however long the guest takes.
 frames_start() {
 	local s0
 
 	s0=$(seen)
-	rm -f "$STOPFILE"
-	in_b python3 "$PFC_SEND" "$IF_B" "$1" "$2" "$3" "$4" 120 "$STOPFILE" >/dev/null &
-	SENDER=$!
-	wait_for 60 eval '[[ $(seen) -gt '"$s0"' ]]'
+	frames "$1" "$2" "$3" "$4" 120 &&
+		wait_for 60 eval '[[ $(seen) -gt '"$s0"' ]]'
 }
 
 frames_stop() {
-	touch "$STOPFILE"
-	wait "$SENDER"
+	frames stop
 }
 
 # under_frames HOLD0 HOLD3 NAME FRAME-ARGS...: compare each stream's rate
@@ -245,7 +255,7 @@ ktap_result "stream resumes after the pause" $((after0 > 0 ? 0 : 1))
 # length is compared.
 echo 100 >"$QUANTA_MBPS"
 echo "cc_pfc: stalls begin" >"$TRACING/trace_marker"
-in_b python3 "$PFC_SEND" "$IF_B" pfc 0x01 30000,60000,30000,60000,30000,60000 1500 0 >/dev/null
+frames pfc 0x01 30000,60000,30000,60000,30000,60000 1500 0
 sleep 1
 echo "cc_pfc: stalls end" >"$TRACING/trace_marker"
 echo 10 >"$QUANTA_MBPS"
@@ -286,10 +296,10 @@ fi
 echo 1 >"$QUANTA_MBPS"
 echo "cc_pfc: xon" >"$TRACING/trace_marker"
 s0=$(seen)
-in_b python3 "$PFC_SEND" "$IF_B" pfc 0x01 65535 0 0 >/dev/null
+frames pfc 0x01 65535 0 0
 wait_for 60 eval '[[ $(seen) -gt '"$s0"' ]]'
 read -r paused _ < <(rates)
-in_b python3 "$PFC_SEND" "$IF_B" pfc 0x01 0 0 0 >/dev/null
+frames pfc 0x01 0 0 0
 read -r resumed _ < <(rates)
 echo 10 >"$QUANTA_MBPS"
 sleep 3		# the resumed stream catches up on the other one's share
@@ -323,9 +333,9 @@ ktap_result "$NAME" $?
 ktap_result "rx_pause_storm_events counted" $(($(counter rx_pause_storm_events) > storms ? 0 : 1))
 
 ign=$(counter rx_pause_ignored)
-in_b python3 "$PFC_SEND" "$IF_B" raw 0101 - - - >/dev/null
-in_b python3 "$PFC_SEND" "$IF_B" raw 0202000100ff - - - >/dev/null
-in_b python3 "$PFC_SEND" "$IF_B" raw 01010000ffff - - - >/dev/null
+frames raw 0101
+frames raw 0202000100ff
+frames raw 01010000ffff
 sleep 0.5
 ktap_result "empty-vector and unknown-opcode frames ignored" \
 	$(($(counter rx_pause_ignored) >= ign + 3 ? 0 : 1))

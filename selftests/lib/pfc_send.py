@@ -16,8 +16,18 @@ takes in a loaded guest, and end them when it is done.
 QUANTA may be a comma-separated list: then one frame per value, in order,
 INTERVAL_MS apart, and SECONDS is ignored (one process for a series: a
 TCG guest takes seconds to start Python).
+
+    pfc_send.py IFNAME serve
+
+reads those commands (without IFNAME, SECONDS required, no STOPFILE) from
+stdin, one per line, for a test that sends many: one Python start for all
+of them.  A command that repeats a frame (one QUANTA, SECONDS > 0) answers
+"started" once the first frame is out and sends until the line "stop" (or
+SECONDS), which answers "sent N"; every other command answers "sent N"
+when it is done; a command it cannot parse answers "error: WHY".
 """
 import os
+import select
 import socket
 import struct
 import sys
@@ -34,40 +44,94 @@ def frame(ifname, payload):
     return DST + src + struct.pack("!H", ETH_P_PAUSE) + body
 
 
-def main(argv):
-    ifname, kind = argv[1], argv[2]
+def parse(ifname, args):
+    """(frames, interval in s, seconds, repeat) of one command's arguments."""
+    kind = args[0]
     if kind == "raw":
-        payload = bytes.fromhex(argv[3])
-        interval, seconds = 0, 0
+        return [frame(ifname, bytes.fromhex(args[1]))], 0.0, 0.0, False
+    if kind not in ("pfc", "pause"):
+        raise ValueError("unknown kind %r" % kind)
+    series = [int(q, 0) for q in args[2].split(",")]
+    interval, seconds = float(args[3]) / 1000, float(args[4])
+    if kind == "pfc":
+        payloads = [struct.pack("!HH8H", 0x0101, int(args[1], 0), *([q] * 8))
+                    for q in series]
     else:
-        series = [int(q, 0) for q in argv[4].split(",")]
-        interval, seconds = float(argv[5]) / 1000, float(argv[6])
-        if kind == "pfc":
-            payloads = [struct.pack("!HH8H", 0x0101, int(argv[3], 0), *([q] * 8))
-                        for q in series]
+        payloads = [struct.pack("!HH", 0x0001, q) for q in series]
+    frames = [frame(ifname, p) for p in payloads]
+    return frames, interval, seconds, len(frames) == 1 and seconds > 0
+
+
+def send_series(s, frames, interval):
+    for i, f in enumerate(frames):
+        if i:
+            time.sleep(interval)
+        s.send(f)
+    return len(frames)
+
+
+def repeat(s, pkt, interval, seconds, stopped):
+    """Send @pkt every @interval until @seconds pass or stopped() says so."""
+    sent = 0
+    end = time.monotonic() + seconds
+    while True:
+        s.send(pkt)
+        sent += 1
+        if time.monotonic() >= end or stopped(interval):
+            return sent
+
+
+def serve(ifname, s):
+    def reply(text):
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def stop_line(wait):
+        # The next line, if one comes within @wait: only "stop" is valid
+        # while a frame repeats.
+        if not select.select([sys.stdin], [], [], wait)[0]:
+            return False
+        line = sys.stdin.readline()
+        if line.strip() != "stop":
+            reply("error: %r while frames repeat (only stop)" % line.strip())
+        return True
+
+    for line in sys.stdin:
+        args = line.split()
+        # "stop" after SECONDS ended the frames: its "sent N" is out.
+        if not args or args == ["stop"]:
+            continue
+        try:
+            frames, interval, seconds, rep = parse(ifname, args)
+        except (IndexError, ValueError) as e:
+            reply("error: %s" % e)
+            continue
+        if rep:
+            reply("started")
+            reply("sent %d" % repeat(s, frames[0], interval, seconds, stop_line))
         else:
-            payloads = [struct.pack("!HH", 0x0001, q) for q in series]
+            reply("sent %d" % send_series(s, frames, interval))
+    return 0
+
+
+def main(argv):
+    ifname = argv[1]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifname, 0))
-    if kind == "raw" or len(payloads) == 1:
-        pkt = frame(ifname, payload if kind == "raw" else payloads[0])
+    if argv[2] == "serve":
+        return serve(ifname, s)
+    frames, interval, seconds, rep = parse(ifname, argv[2:7])
+    if rep or len(frames) == 1:
         stopfile = argv[7] if len(argv) > 7 else None
-        sent = 0
-        end = time.monotonic() + seconds
-        while True:
-            s.send(pkt)
-            sent += 1
-            if time.monotonic() >= end:
-                break
+
+        def stopped(wait):
             if stopfile and os.path.exists(stopfile):
-                break
-            time.sleep(interval)
+                return True
+            time.sleep(wait)
+            return False
+        sent = repeat(s, frames[0], interval, seconds, stopped)
     else:
-        for i, p in enumerate(payloads):
-            if i:
-                time.sleep(interval)
-            s.send(frame(ifname, p))
-        sent = len(payloads)
+        sent = send_series(s, frames, interval)
     print("sent %d frames" % sent)
     return 0
 
