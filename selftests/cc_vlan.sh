@@ -33,8 +33,6 @@ ktap_header
 ktap_require_vm
 ktap_require_cmd ip tc rdma rdmactl python3 ib_write_bw ss
 
-LIB=$(cd "$(dirname "$0")/lib" && pwd)
-WIRE=("python3" "$LIB/roce_wire.py")
 LOG=$(mktemp -d /tmp/cc_vlan.XXXXXX)
 defer rm -rf "$LOG"
 VID=100
@@ -103,7 +101,7 @@ CAP_NAME=
 cap_start() {
 	CAP_NAME=$1
 	rm -f "$LOG/$1.ready"
-	ip netns exec "$NS_B" "${WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$LOG/$1.ready" \
+	ip netns exec "$NS_B" "${ROCE_WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$LOG/$1.ready" \
 		>"$LOG/$1.caplog" 2>&1 &
 	CAP_PID=$!
 }

@@ -54,8 +54,6 @@ ktap_header
 ktap_require_vm
 ktap_require_cmd ip tc rdma rdmactl python3 ibv_rc_pingpong ib_write_bw ib_read_bw
 
-LIB=$(cd "$(dirname "$0")/lib" && pwd)
-WIRE=("python3" "$LIB/roce_wire.py")
 LOG=$(mktemp -d /tmp/cc_wire.XXXXXX)
 defer rm -rf "$LOG"
 TMO=180			# seconds per traffic command
@@ -201,7 +199,7 @@ CAP_READY=
 cap_start() {
 	CAP_READY=$LOG/$1.ready
 	rm -f "$CAP_READY"
-	ip netns exec "$NS_B" "${WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$CAP_READY" \
+	ip netns exec "$NS_B" "${ROCE_WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$CAP_READY" \
 		>"$LOG/$1.caplog" 2>&1 &
 	CAP_PID=$!
 	wait_for 60 test -s "$CAP_READY" || {
@@ -315,7 +313,7 @@ qos_both() {
 # ---- setup ----
 
 run_stage "capture/decoder self-test (ICRC vectors of roce_pkt.h, masking, pacing model)" \
-	"${WIRE[@]}" selftest
+	"${ROCE_WIRE[@]}" selftest
 for m in sch_ingress cls_u32 cls_basic em_cmp em_meta act_pedit act_csum act_gact; do
 	modprobe "$m" 2>/dev/null
 done
@@ -531,7 +529,7 @@ run_stage "$P: vrnic0 min_time_between_cnps 50" \
 	in_a rdmactl dcqcn set vrnic0 min_time_between_cnps 50
 snap
 run_stage "$P: ib_read_bw -R 60 x 64 KiB through the CE marks" traffic ib_read_bw \
-	"-R -s 65536 -n 60 --wait_destroy=1" "-R -s 65536 -n 60 --wait_destroy=1"
+	"-R -F -s 65536 -n 60 --wait_destroy=1" "-R -F -s 65536 -n 60 --wait_destroy=1"
 bw_note
 avg=$(awk '/#bytes/ { getline; print $4; exit }' "$LOG/client" 2>/dev/null)
 expect_num "$P: rp_cnp_handled of vrnic1 > 0" "$(delta vrnic1 rp_cnp_handled)" gt 0
@@ -567,7 +565,7 @@ qp_attr() {
 # under TCG, and the transfer must outlast the injections); sets
 # INJ_DROPS (growth of every drop reason plus rp_cnp_ignored of vrnic0),
 # INJ_UNKNOWN (drop_unknown_qp) and INJ_HANDLED (rp_cnp_handled).
-coproc INJECTOR { in_b "${WIRE[@]}" inject - 2>&1; }
+coproc INJECTOR { in_b "${ROCE_WIRE[@]}" inject - 2>&1; }
 defer kill "$INJECTOR_PID"
 inj() {
 	local before after h0 h1 t0=$SECONDS line=

@@ -46,9 +46,9 @@ while read -r obj key val; do
 	printf '{"version": 1, "devices": [{"dev_name": "%s", "%s": {"%s": %s}}]}\n' \
 		"$DEV" "$obj" "$key" "$val" >"$T/apply/$obj.$key.json"
 	rdmactl apply -f "$T/apply/$obj.$key.json" --dry-run >"$T/apply/$obj.$key.err" 2>&1
-done < <(python3 "$PY" probes "$DOCS" "$T/policy")
+done < <("${PY_STDLIB[@]}" "$PY" probes "$DOCS" "$T/policy")
 
-tap_relay "" < <(python3 "$PY" check "$DOCS" "$T/policy" "$T/show" "$T/apply" 2>&1)
+tap_relay "" < <("${PY_STDLIB[@]}" "$PY" check "$DOCS" "$T/policy" "$T/show" "$T/apply" 2>&1)
 # Three nests, each with at least its range checks.
 [[ $TAP_RELAY_SEEN -ge 40 ]] ||
 	ktap_fail "the checker judged every attribute" "$TAP_RELAY_SEEN verdicts"
