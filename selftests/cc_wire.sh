@@ -127,23 +127,6 @@ delta() {
 	[[ $v =~ ^[0-9]+$ && ${SNAP[$1.$2]} =~ ^[0-9]+$ ]] && echo $((v - SNAP[$1.$2]))
 }
 
-# expect_num NAME VALUE OP REF: a numeric comparison (test's -eq, -gt, ...)
-# as a result; a missing value (counter absent) fails.
-expect_num() {
-	local name=$1 v=$2 op=$3 ref=$4
-
-	if [[ ! $v =~ ^-?[0-9]+$ || ! $ref =~ ^-?[0-9]+$ ]]; then
-		ktap_fail "$name" "no number: '$v' $op '$ref' (counter missing?)"
-		return 1
-	fi
-	if test "$v" "-$op" "$ref"; then
-		ktap_ok "$name"
-		return 0
-	fi
-	ktap_fail "$name" "$v, expected $op $ref"
-	return 1
-}
-
 # cm_listening PORT: an rdma_cm ID of B listens on PORT.
 cm_listening() {
 	in_b rdma resource show cm_id 2>/dev/null |
