@@ -43,6 +43,7 @@ DEB_PKGS := build-essential make cmake g++ pkg-config kmod cpio xz-utils \
 	sparse fio nvme-cli iproute2 util-linux procps jq \
 	dpkg-dev debhelper dh-dkms lintian devscripts systemd udev \
 	ucx-utils libucx0 libfabric-bin libfabric1 openmpi-bin libopenmpi-dev qperf python3 \
+	nfs-kernel-server nfs-common \
 	python3-matplotlib
 
 .PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo cc-demo bench lint dkms-install \
