@@ -67,7 +67,7 @@ c_test() {
 		tap_result skip "$name" "$bin not built"
 		return 0
 	fi
-	DP_TIMEOUT=300 dp_one "$name" "$req" \
+	DP_TIMEOUT=$((300 * DP_FACTOR)) dp_one "$name" "$req" \
 		"DP_DEV=${DP_DEV[$req]} DP_DEV_TYPE=${DP_TYPE[$req]} DP_DEV2=${DP_DEV[$resp]} DP_DEV2_TYPE=${DP_TYPE[$resp]} DP_ONLY=$only DP_MTUS=1024,4096 DP_BIG=500000 $bin"
 }
 

@@ -11,7 +11,8 @@
 # Environment:
 #   DP_LINK_TYPE  device type under test (default vrnic; rxe to validate the
 #                 tests against rdma_rxe)
-#   DP_TIMEOUT    seconds allowed per command (default 90; TCG is slow)
+#   DP_TIMEOUT    seconds allowed per command (default 90 times
+#                 VRNIC_TEST_TIMEOUT_FACTOR; TCG is slow)
 #   DP_KEEP_LOGS  keep the per-command logs in $DP_LOG after the run
 #
 # Placement: a driver that serves netdevs in any network namespace (vrnic)
@@ -21,7 +22,10 @@
 # addresses over the veth instead of the loopback device.
 
 DP_LINK_TYPE=${DP_LINK_TYPE:-vrnic}
-DP_TIMEOUT=${DP_TIMEOUT:-90}
+# A slower kernel (the debug kernel: VRNIC_TEST_TIMEOUT_FACTOR 4) gives
+# every transfer as many times longer, as the runner does each file.
+DP_FACTOR=${VRNIC_TEST_TIMEOUT_FACTOR:-1}
+DP_TIMEOUT=${DP_TIMEOUT:-$((90 * DP_FACTOR))}
 DP_ID=${DP_ID:-$(($$ % 1000))}
 DP_LOG=${DP_LOG:-$(mktemp -d /tmp/dp.XXXXXX)}
 DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -75,7 +75,7 @@ random_lossy() {
 		# the pair variant over the lossy veth, A -> B
 		# Three lossy flows share two TCG vCPUs: give each work
 		# request minutes, not the default minute (a hang still fails).
-		DP_TIMEOUT=300 dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,4096 DP_BIG=${DP_BIG:-200000} DP_TIMEOUT_MS=240000 $DP_RANDOM"
+		DP_TIMEOUT=$((300 * DP_FACTOR)) dp_one dp_random_lossy A "DP_DEV=${DP_DEV[A]} DP_DEV2=${DP_DEV[B]} DP_ONLY=pair_ipv4 DP_MTUS=256,4096 DP_BIG=${DP_BIG:-200000} DP_TIMEOUT_MS=$((240000 * DP_FACTOR)) $DP_RANDOM"
 	else
 		tap_result skip dp_random_lossy "$DP_RANDOM not built"
 	fi
