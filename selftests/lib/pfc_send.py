@@ -86,17 +86,38 @@ def serve(ifname, s):
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
+    pending = b""
+
+    def next_line(wait=None):
+        # The next line of stdin ("" at its end), or None if none comes
+        # within @wait seconds.  Read from the descriptor itself: a
+        # buffered reader could hold a line that select() no longer sees.
+        nonlocal pending
+        while b"\n" not in pending:
+            if wait is not None and not select.select([0], [], [], wait)[0]:
+                return None
+            chunk = os.read(0, 4096)
+            if not chunk:
+                line, pending = pending, b""
+                return line.decode()
+            pending += chunk
+        line, _, pending = pending.partition(b"\n")
+        return line.decode() + "\n"
+
     def stop_line(wait):
         # The next line, if one comes within @wait: only "stop" is valid
         # while a frame repeats.
-        if not select.select([sys.stdin], [], [], wait)[0]:
+        line = next_line(wait)
+        if line is None:
             return False
-        line = sys.stdin.readline()
         if line.strip() != "stop":
             reply("error: %r while frames repeat (only stop)" % line.strip())
         return True
 
-    for line in sys.stdin:
+    while True:
+        line = next_line()
+        if not line:
+            break
         args = line.split()
         # "stop" after SECONDS ended the frames: its "sent N" is out.
         if not args or args == ["stop"]:
