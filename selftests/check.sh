@@ -5,8 +5,10 @@
 #
 #  1. host unit tests: ctest in build/cmake (GoogleTest cases become one TAP
 #     line each, "host/<ctest name>: <Suite.Case>");
-#  2. the VM selftests: selftests/vm/vm.sh check (one boot), "vm/..." lines;
-#     then the files that need systemd as PID 1, in a second boot.
+#  2. the VM selftests: selftests/vm/vm.sh check, "vm/..." lines, in
+#     VRNIC_CHECK_GUESTS guests at once (default 2) sharing one queue of
+#     test files; the files that need systemd as PID 1 in a boot of their
+#     own.
 #
 # The last line is "N passed, N failed" (", N skipped" when some were).
 # Exit status is non-zero on any failure, on a missing result and when the
@@ -101,6 +103,8 @@ host_tests() {
 }
 
 vm_tests() {
+	local guests=${VRNIC_CHECK_GUESTS:-2}
+
 	echo "# VM selftests (selftests/vm/vm.sh check)"
 	# cc_bottleneck's rate plots take a TCG guest half a minute to draw;
 	# make cc-demo draws them (its results are skipped here, not lost).
@@ -114,12 +118,73 @@ vm_tests() {
 			tap_result skip "vm/$name" "known failure: $reason"
 		done <"$REPO/selftests/known-failures"
 	fi
-	vm_boot "" "$@"
-	# The files that need systemd as PID 1 run in a boot of their own.
-	if [[ -n $(systemd_tests "$@") ]]; then
-		echo "# VM selftests under systemd (VRNIC_VM_INIT=systemd vm.sh check)"
-		vm_boot systemd "$@"
+	if ! [[ $guests =~ ^[1-8]$ ]]; then
+		tap_result fail "vm: selftests" "VRNIC_CHECK_GUESTS must be 1 to 8, not '$guests'"
+		failed_extra=1
+	elif [[ $guests -eq 1 ]]; then
+		vm_boot "" "" "$@"
+		# The files that need systemd as PID 1 run in a boot of their own.
+		if [[ -n $(systemd_tests "$@") ]]; then
+			echo "# VM selftests under systemd (VRNIC_VM_INIT=systemd vm.sh check)"
+			vm_boot systemd "" "$@"
+		fi
+	else
+		vm_shared "$guests" "$@"
 	fi
+}
+
+# vm_shared N [TEST...]: N guests at once, taking the test files from one
+# queue (vm.sh VRNIC_VM_CLAIMS).  A guest spends much of a test waiting
+# (for a peer, a timer, a tool starting), so two of them on two host CPUs
+# finish the suite in well under the time of one.  The first guest's
+# results stream as they come; the others' follow when it is done.  The
+# last guest boots the systemd files first, then joins the queue.
+vm_shared() {
+	local guests=$1 claims tmp i pid rc name
+	local -a pids=()
+	shift
+
+	mkdir -p "$REPO/build/vm"
+	claims=$(mktemp -d "$REPO/build/vm/claims.XXXXXX")
+	tmp=$(mktemp -d /tmp/vrnic-check.XXXXXX)
+	for ((i = 2; i <= guests; i++)); do
+		(
+			if [[ $i -eq $guests && -n $(systemd_tests "$@") ]]; then
+				rc=0
+				VRNIC_VM_INIT=systemd "$REPO/selftests/vm/vm.sh" check "$@" \
+					>"$tmp/systemd.out" 2>&1 || rc=$?
+				echo "$rc" >"$tmp/systemd.rc"
+			fi
+			rc=0
+			VRNIC_VM_CLAIMS=$claims "$REPO/selftests/vm/vm.sh" check "$@" \
+				>"$tmp/$i.out" 2>&1 || rc=$?
+			echo "$rc" >"$tmp/$i.rc"
+		) &
+		pids+=("$!")
+	done
+	vm_boot "" "$claims" "$@"
+	for pid in "${pids[@]}"; do
+		wait "$pid"
+	done
+	if [[ -f $tmp/systemd.rc ]]; then
+		echo "# VM selftests under systemd (VRNIC_VM_INIT=systemd vm.sh check)"
+		tap_relay "" <"$tmp/systemd.out"
+		vm_verdict "vm: selftests (systemd)" "$(cat "$tmp/systemd.rc")" ""
+	fi
+	for ((i = 2; i <= guests; i++)); do
+		echo "# VM selftests, guest $i of $guests"
+		tap_relay "" <"$tmp/$i.out"
+		vm_verdict "vm: selftests (guest $i)" "$(cat "$tmp/$i.rc" 2>/dev/null || echo 1)" shared
+	done
+	# A file no guest took: every guest died before reaching it.
+	if [[ -f $claims/.list ]]; then
+		while IFS= read -r name; do
+			[[ -n $name && ! -d $claims/$name ]] || continue
+			tap_result fail "vm/$name" "not run: every guest stopped before it"
+			failed_extra=1
+		done <"$claims/.list"
+	fi
+	rm -rf "$claims" "$tmp"
 }
 
 # The test files marked "# VRNIC_VM_INIT=systemd" that the test globs
@@ -138,19 +203,30 @@ systemd_tests() {
 	done
 }
 
-# vm_boot INIT [TEST...]: one boot of vm.sh check, its results relayed.
+# vm_boot INIT CLAIMS [TEST...]: one boot of vm.sh check, its results
+# relayed as they come; CLAIMS, when set, is the queue it shares.
 vm_boot() {
-	local init=$1 pid rc=0 what="vm: selftests${1:+ ($1)}"
-	shift
+	local init=$1 claims=$2 pid rc=0 what="vm: selftests${1:+ ($1)}"
+	shift 2
 
-	exec {vmout}< <(VRNIC_VM_INIT=$init "$REPO/selftests/vm/vm.sh" check "$@")
+	exec {vmout}< <(VRNIC_VM_INIT=$init VRNIC_VM_CLAIMS=$claims \
+		"$REPO/selftests/vm/vm.sh" check "$@")
 	pid=$!
 	tap_relay "" <&"$vmout"
 	exec {vmout}<&-
 	wait "$pid" || rc=$?
+	vm_verdict "$what" "$rc" "${claims:+shared}"
+}
+
+# vm_verdict WHAT STATUS [shared]: after tap_relay of one boot, fail it if
+# vm.sh failed without a failed result to show for it, or if it reported
+# nothing (which a guest sharing a queue may: the others took every file).
+vm_verdict() {
+	local what=$1 rc=$2 shared=${3:-}
+
 	if [[ $rc -ne 0 && $TAP_RELAY_FAILED -eq 0 ]]; then
 		tap_result fail "$what" "vm.sh check exited with status $rc"
-	elif [[ $TAP_RELAY_SEEN -eq 0 ]]; then
+	elif [[ $TAP_RELAY_SEEN -eq 0 && -z $shared ]]; then
 		tap_result fail "$what" "no results from the VM"
 	fi
 	[[ $rc -eq 0 ]] || failed_extra=1

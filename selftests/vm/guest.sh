@@ -189,7 +189,7 @@ list_tests() {
 		# Files listed in selftests/known-failures are left out of a
 		# full run (check.sh reports them as skipped, with the reason);
 		# naming them runs them.
-		if [[ $# -eq 0 ]] && grep -q "^$base[[:space:]]" \
+		if [[ $# -eq 0 ]] && grep -q "^${base}[[:space:]]" \
 			"$VRNIC_REPO/selftests/known-failures" 2>/dev/null; then
 			continue
 		fi
@@ -211,18 +211,34 @@ list_tests() {
 }
 
 mode_check() {
-	local tests=() line name path dir rc n=0 total start t notes
+	local tests=() line name path dir rc n=0 total start t notes list
 
 	mkdir -p "$RESULTS/tests"
 	mapfile -t tests < <(list_tests "$@")
-	printf '%s\n' "${tests[@]}" | cut -f1 >"$RESULTS/plan"
 	total=${#tests[@]}
-	log "$total test files"
+	if [[ -n ${VRNIC_VM_CLAIMS:-} ]]; then
+		# A queue shared with other guests: the plan lists the files
+		# this guest took; .list (written whole, then renamed) the
+		# ones every guest sees, for the host to find any none took.
+		: >"$RESULTS/plan"
+		list=$(mktemp "$VRNIC_VM_CLAIMS/.list.XXXXXX")
+		printf '%s\n' "${tests[@]}" | cut -f1 >"$list"
+		mv -f "$list" "$VRNIC_VM_CLAIMS/.list"
+		log "$total test files, shared with other guests"
+	else
+		printf '%s\n' "${tests[@]}" | cut -f1 >"$RESULTS/plan"
+		log "$total test files"
+	fi
 
 	for line in "${tests[@]}"; do
 		name=${line%%$'\t'*}
 		path=${line#*$'\t'}
 		n=$((n + 1))
+		if [[ -n ${VRNIC_VM_CLAIMS:-} ]]; then
+			# mkdir is atomic on the host: one guest wins each file.
+			mkdir "$VRNIC_VM_CLAIMS/$name" 2>/dev/null || continue
+			echo "$name" >>"$RESULTS/plan"
+		fi
 		dir=$RESULTS/tests/$name
 		mkdir -p "$dir"
 		: >"$dir/notes"

@@ -171,6 +171,7 @@ write_job() {
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
 		printf 'VRNIC_VM_MODDIR=%q\n' "${MODROOT:+$MODDIR}"
 		printf 'VRNIC_VM_INIT=%q\n' "${VRNIC_VM_INIT:-}"
+		printf 'VRNIC_VM_CLAIMS=%q\n' "${VRNIC_VM_CLAIMS:+/claims}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
 		# Tuning knobs of the guest scripts pass through as they are.
 		local v
@@ -324,7 +325,15 @@ main() {
 	# (an NVMe read at queue depth 1 took 45 ms, over TCP and RDMA alike);
 	# not UDP ("dgram"): the host dropped frames when a receiving QEMU's
 	# socket buffer filled, a lossy link under every row.
-	local -a link=()
+	local -a link=() claims=()
+	# VRNIC_VM_CLAIMS=DIR: the guests of one "make check" share one queue
+	# of test files (selftests/check.sh): DIR, writable, holds a directory
+	# per file some guest has taken.
+	if [[ -n ${VRNIC_VM_CLAIMS:-} ]]; then
+		[[ $mode == check && -d $VRNIC_VM_CLAIMS ]] ||
+			die "VRNIC_VM_CLAIMS must name a directory, in check mode"
+		claims=(-virtfs "local,path=$VRNIC_VM_CLAIMS,mount_tag=claims,security_model=none,multidevs=remap")
+	fi
 	case ${VRNIC_VM_LINK:-} in
 	'') ;;
 	listen:?* | connect:?*)
@@ -342,7 +351,8 @@ main() {
 		-chardev "file,id=con,path=$run/console.log" -serial chardev:con
 		-chardev stdio,id=out,signal=on -serial chardev:out
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-		-virtfs "local,path=$run/results,mount_tag=results,security_model=none,multidevs=remap")
+		-virtfs "local,path=$run/results,mount_tag=results,security_model=none,multidevs=remap"
+		"${claims[@]}")
 
 	if [[ ${VRNIC_VM_VERBOSE:-0} != 0 ]]; then
 		: >"$run/console.log"
@@ -381,7 +391,7 @@ main() {
 
 	case $mode in
 	check)
-		tap_vm_report "$run/results" "$hung" "$run/console.log"
+		tap_vm_report "$run/results" "$hung" "$run/console.log" "${VRNIC_VM_CLAIMS:+shared}"
 		;;
 	run | demo | bench)
 		if [[ -f $run/results/run.rc ]]; then
