@@ -301,15 +301,16 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp,
 	    attr->max_dest_rd_atomic > max_rd)
 		return -EINVAL;
 	if (mask & IB_QP_PATH_MTU) {
-		struct ib_port_attr pattr;
-
 		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
 			return -EINVAL;
-		/* IBA 11.2.4.2: no larger than the port's active MTU. */
-		err = ib_query_port(qp->ibqp.device, 1, &pattr);
-		if (err)
-			return err;
-		if (attr->path_mtu > pattr.active_mtu)
+		/*
+		 * IBA 11.2.4.2: no larger than the port's active MTU, which
+		 * query_port derives from the netdev the same way.  Not
+		 * through ib_query_port(): it takes the RTNL (the link
+		 * speed), which rdma_cm's netdev events hold while taking
+		 * the ID's qp_mutex, which it holds to modify us.
+		 */
+		if (attr->path_mtu > vrnic_ndev_active_mtu(vdev->ndev))
 			return -EINVAL;
 	}
 	/* IBA 9.7.5.2.8, 9.7.6.1.1: 5-bit timers, 3-bit retry counts. */
