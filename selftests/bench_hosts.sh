@@ -264,7 +264,11 @@ perf() {
 	printf '  %-6s %-24s %s MB/s, %s packets resent\n' "$label" "$name" "$v" "$RESENT"
 }
 
-# name tool size iterations qps ipver
+# name tool size iterations qps ipver [noecn]
+# noecn: vrnic's packets go out Not-ECT (rdmactl qos set DEV ecn none on
+# both ends) for that row, as rdma_rxe's always do: where the link's
+# qdisc marks CE (QEMU's guests have fq_codel), DCQCN slows vrnic down
+# and nothing slows rdma_rxe, so the row without it is like for like.
 ROWS_1500=(
 	"write_bw_64KiB ib_write_bw 65536 500 1 4"
 	"read_bw_64KiB ib_read_bw 65536 500 1 4"
@@ -272,6 +276,7 @@ ROWS_1500=(
 	"write_bw_4KiB ib_write_bw 4096 4000 1 4"
 	"write_bw_1MiB ib_write_bw 1048576 40 1 4"
 	"write_bw_64KiB_q4 ib_write_bw 65536 200 4 4"
+	"write_bw_64KiB_q4_noecn ib_write_bw 65536 200 4 4 noecn"
 	"write_bw_64KiB_ipv6 ib_write_bw 65536 500 1 6"
 )
 ROWS_9000=(
@@ -280,16 +285,31 @@ ROWS_9000=(
 	"send_bw_64KiB_mtu9000 ib_send_bw 65536 500 1 4"
 )
 
+# ecn_en SETTING: vrnic's ecn_en on both ends ("none" or a list); prints
+# what it was on A.
+ecn_en() {
+	local was
+
+	was=$(rdmactl -j qos show "$DEV" | jq -r '[.. | objects | .ecn_en? // empty][0] |
+		map(tostring) | join(",") | if . == "" then "none" else . end') &&
+		both "rdmactl qos set $DEV ecn $1" && echo "$was"
+}
+
 perf_rows() {
-	local mtu=$1 r name tool size iters qps ipver
+	local mtu=$1 r name tool size iters qps ipver opt ecn
 	shift
 
 	for r in "$@"; do
-		read -r name tool size iters qps ipver <<<"$r"
+		read -r name tool size iters qps ipver opt <<<"$r"
 		wanted "$name" || continue
 		iters=$((iters * SCALE))
 		row "$name" "$tool" "$size" "$iters" "$qps" "$mtu" "$ipver" MB/s
+		ecn=
+		if [[ $opt == noecn && $DRIVER == vrnic ]]; then
+			ecn=$(ecn_en none) || { echo "  $DRIVER $name: cannot turn ECN off"; continue; }
+		fi
 		perf "$name" "$tool" "$size" "$iters" "$qps" "$ipver"
+		[[ -z $ecn ]] || ecn_en "$ecn" >/dev/null || echo "  $DRIVER: ecn_en not restored to $ecn"
 	done
 }
 
