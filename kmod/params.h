@@ -49,11 +49,12 @@
 
 /*
  * Device-wide budget for request packets a responder holds instead of
- * executing at once: out of order (at most 64 per QP) or queued behind a
- * long READ (at most 1024 per QP), counted by skb truesize.  Without it
- * one user's QPs could pin hundreds of MiB of packets.  32 MiB holds the
- * full reorder window of ~60 QPs at a 4 KiB MTU; a packet beyond it is
- * dropped (drop_held_budget) and RC recovers it by NAK or retransmission.
+ * executing at once: out of order (at most 256 per QP, a requester's
+ * window) or queued behind a long READ (at most 1024 per QP), counted by
+ * skb truesize.  Without it one user's QPs could pin hundreds of MiB of
+ * packets.  32 MiB holds the full reorder window of ~15 QPs at a 4 KiB
+ * MTU, ~55 at 1 KiB; a packet beyond it is dropped (drop_held_budget)
+ * and RC recovers it by NAK or retransmission.
  */
 #define VRNIC_HELD_BYTES_MAX		(32UL << 20)
 

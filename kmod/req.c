@@ -25,8 +25,7 @@
 #define VRNIC_REQ_BUDGET	32
 /* Runs one work item makes before it requeues itself. */
 #define VRNIC_REQ_WORK_RUNS	16
-/* Unacknowledged PSNs allowed in flight: at most, and after a timeout. */
-#define VRNIC_MAX_INFLIGHT	256
+/* Unacknowledged PSNs allowed in flight after a timeout (at most: transport.h). */
 #define VRNIC_MIN_INFLIGHT	8
 /* Ask for an ACK at least every this many packets. */
 #define VRNIC_ACKREQ_EVERY	32

@@ -670,7 +670,8 @@ static bool vrnic_resp_op_enabled(struct vrnic_qp *qp, u32 kind)
  * (usually) nothing.  Nothing is
  * executed out of order, so the IBA ordering rules still hold.
  */
-#define VRNIC_OOO_MAX		64	/* packets held */
+/* Packets held: a vrnic requester's whole window (transport.h). */
+#define VRNIC_OOO_MAX		VRNIC_MAX_INFLIGHT
 #define VRNIC_OOO_WINDOW	1024	/* how far ahead of epsn we hold */
 #define VRNIC_OOO_NAK_AFTER	8
 

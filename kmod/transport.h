@@ -259,6 +259,13 @@ bool __must_check vrnic_sq_unlock(struct vrnic_qp *qp)
 void vrnic_resp_schedule(struct vrnic_qp *qp);
 
 /*
+ * Unacknowledged PSNs a requester may have in flight; the responder
+ * holds as many out-of-order requests per QP (resp.c), so that one loss
+ * in a full window costs one resend, not the rest of the window.
+ */
+#define VRNIC_MAX_INFLIGHT	256
+
+/*
  * Largest RoCEv2 overhead on top of the IB payload: IPv6 (40) + UDP (8) +
  * BTH (12) + the largest extension headers a data packet carries
  * (RETH 16 + ImmDt 4) + ICRC (4).
