@@ -1186,12 +1186,17 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 			     xp->comp_psn, xp->max_psn, xp->srtt_us);
 		/*
 		 * A selective resend not answered: it was lost again, most
-		 * likely, so resend it; else the newest packet, whose
-		 * answer says what the responder misses.
+		 * likely, so send it once more, its answer judged against
+		 * what was sent before the first copy (@sel_high stays: the
+		 * packets sent since may still be on their way).  Else the
+		 * newest packet, whose answer says what the responder misses.
 		 */
-		vrnic_req_resend_alone(xp, xp->sel_active ? xp->sel_psn :
-				       vrnic_psn_add(xp->max_psn, VRNIC_PSN_MASK),
-				       false);
+		if (xp->sel_active)
+			xp->sel_pending = true;
+		else
+			vrnic_req_resend_alone(xp, vrnic_psn_add(xp->max_psn,
+								 VRNIC_PSN_MASK),
+					       false);
 		xp->loss_probed = true;
 		mod_timer(&xp->retrans_timer, xp->timeout_at);
 		goto kick;
