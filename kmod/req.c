@@ -82,9 +82,7 @@ static bool vrnic_req_may_probe(struct vrnic_qp *qp);
  * peer answers it), costs no retry and is counted in loss_probes, not in
  * timeouts.  One per progress, and it leaves the ACK timeout as it was,
  * its own probe included: on a busy host an ACK can simply be late, and
- * a loss probe must not turn the timeout's probe into a go-back-N
- * (measured: a clean ib_write_bw run beside a busy guest went back N 10
- * times, 514 packets, when it did).
+ * a loss probe must not turn the timeout's probe into a go-back-N.
  *
  * The round trip is sampled from an AckReq to the ACK that covers it and
  * smoothed as RFC 6298's SRTT (gain 1/8).  Which copy an ACK answers is
@@ -997,7 +995,6 @@ static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
 void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-
 	bool gbn = xp->peer_gbn || xp->req_psn != xp->max_psn;
 
 	/*
