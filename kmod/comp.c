@@ -353,6 +353,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				/* A duplicated NAK must not restart the resend. */
 				if (xp->rewind_psn == psn)
 					return false;
+				vrnic_req_window_cut(qp);
 				vrnic_req_seq_nak(qp, psn);
 				return true;
 			}
@@ -409,10 +410,8 @@ out:
 		xp->rnr_left = qp->attr.rnr_retry;
 		/* The path works: a later timeout probes again. */
 		xp->sel_timeout = false;
-		xp->loss_probed = false;
 		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
 					  VRNIC_PSN_MASK);
-		vrnic_req_rtt_sample(qp);
 		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
 			vrnic_req_arm_timer(qp);
 		else

@@ -74,8 +74,6 @@ static const struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_RX_PAUSE_IGNORED].name	= "rx_pause_ignored",
 	/* by the name of the ConnectX (mlx5) hw-stat */
 	[VRNIC_CNT_IMPLIED_NAK_SEQ_ERR].name	= "implied_nak_seq_err",
-	/* req.c's tail loss probes (RFC 8985), not timeouts */
-	[VRNIC_CNT_LOSS_PROBES].name		= "loss_probes",
 };
 
 #define VRNIC_QP_CNT(n, p)	{ .name = (n), .port = (p) }

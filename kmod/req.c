@@ -67,88 +67,13 @@ unsigned long vrnic_ack_timeout_jiffies(u8 timeout)
 	return max_t(unsigned long, usecs_to_jiffies(us), 2);
 }
 
-static bool vrnic_req_may_probe(struct vrnic_qp *qp);
-
-/*
- * Loss probe.  A packet that asks for an ACK and is lost with nothing
- * sent after it -- the window's last, or the stream's -- leaves the
- * responder nothing to NAK, and the QP would wait the whole ACK timeout
- * (67 ms for perftest's timeout 14, a second for rdma_cm's default 18)
- * with its window open.  Under 2% loss that was one drop in eight, and
- * those stalls took most of the run time (docs/performance.md).  As TCP's
- * tail loss probe (RFC 8985 7.2), a QP that knows its round trip probes
- * earlier: 2 x SRTT after the last AckReq it sent, if that ACK has not
- * come.  The probe is a standard retransmission of one packet (so any
- * peer answers it), costs no retry and is counted in loss_probes, not in
- * timeouts.  One per progress, and it leaves the ACK timeout as it was,
- * its own probe included: on a busy host an ACK can simply be late, and
- * a loss probe must not turn the timeout's probe into a go-back-N.
- *
- * The round trip is sampled from an AckReq to the ACK that covers it and
- * smoothed as RFC 6298's SRTT (gain 1/8).  Which copy an ACK answers is
- * unknown once a packet was resent (Karn), so a sample always starts at
- * the first send of the packet that asked, and a go-back-N drops it: a
- * probe that was answered overstates the round trip, which only delays
- * later probes, where dropping the sample (Karn's rule) could leave a
- * round trip that grew unmeasured, and every burst probed early.
- */
-
-/* Called with @sq_lock held, with an ACK that moved comp_psn. */
-void vrnic_req_rtt_sample(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	u64 us;
-
-	if (!xp->ackreq_ns || vrnic_psn_cmp(xp->comp_psn, xp->ackreq_psn) <= 0)
-		return;
-	us = max_t(u64, div_u64(ktime_get_ns() - xp->ackreq_ns, NSEC_PER_USEC), 1);
-	xp->ackreq_ns = 0;
-	us = min_t(u64, us, U32_MAX / 8);
-	xp->srtt_us = xp->srtt_us ? (u32)((7ULL * xp->srtt_us + us) / 8) : (u32)us;
-}
-
-/*
- * When is the loss probe due, if the QP may send one?  An ACK asked for
- * is outstanding, the round trip is known, and vrnic_req_may_probe().
- * One jiffy more than 2 x SRTT: the AckReq went out somewhere inside a
- * jiffy.  @sq_lock held.
- */
-static bool vrnic_req_probe_at(struct vrnic_qp *qp, unsigned long *when)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-
-	if (!xp->srtt_us || xp->loss_probed || xp->sel_pending ||
-	    vrnic_psn_cmp(xp->ackreq_psn, xp->comp_psn) < 0 ||
-	    !vrnic_req_may_probe(qp))
-		return false;
-	*when = xp->ackreq_jiffies +
-		max(usecs_to_jiffies(2 * xp->srtt_us) + 1, 2UL);
-	return true;
-}
-
-/* The timer at the probe or the ACK timeout, whichever is first. */
-static void vrnic_req_timer_set(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	unsigned long expires = xp->timeout_at, when;
-
-	if (xp->stopped)
-		return;
-	if (vrnic_req_probe_at(qp, &when) && time_before(when, expires))
-		expires = when;
-	mod_timer(&xp->retrans_timer, expires);
-}
-
-/*
- * Start the ACK timeout afresh (progress, or the first packet in flight).
- * Called with @sq_lock held: see the lifetime rule in transport.h.
- */
+/* Called with @sq_lock held: see the lifetime rule in transport.h. */
 void vrnic_req_arm_timer(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	xp->timeout_at = jiffies + xp->ack_timeout;
-	vrnic_req_timer_set(qp);
+	if (!xp->stopped)
+		mod_timer(&xp->retrans_timer, jiffies + xp->ack_timeout);
 }
 
 /*
@@ -427,9 +352,6 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 			xp->noack_pkts = 0;
 			xp->ackreq_jiffies = jiffies;
 			xp->ackreq_psn = psn;
-			/* A resend keeps the first send's time: see below. */
-			if (vrnic_psn_cmp(psn, xp->max_psn) >= 0)
-				xp->ackreq_ns = ktime_get_ns();
 		}
 	}
 	se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
@@ -658,15 +580,9 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			vrnic_comp_retire(qp);
 	}
 
-	if (rc && vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0) {
-		unsigned long when;
-
-		if (!timer_pending(&xp->retrans_timer))
-			vrnic_req_arm_timer(qp);
-		else if (vrnic_req_probe_at(qp, &when) &&
-			 time_before(when, xp->retrans_timer.expires))
-			vrnic_req_timer_set(qp);	/* an AckReq just went out */
-	}
+	if (rc && vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
+	    !timer_pending(&xp->retrans_timer))
+		vrnic_req_arm_timer(qp);
 	return more;
 }
 
@@ -875,10 +791,6 @@ void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 	xp->sel_pending = false;
 	xp->sel_active = false;
 	xp->peer_gbn = false;
-	xp->loss_probed = false;
-	/* and the round trip (a new path, maybe) */
-	xp->srtt_us = 0;
-	xp->ackreq_ns = 0;
 }
 
 /**
@@ -946,7 +858,6 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	vrnic_req_seek(qp, psn);
 	xp->rewind_psn = psn;
 	xp->noack_pkts = 0;
-	xp->ackreq_ns = 0;		/* no RTT sample across it */
 	/* The resend asks afresh: the ACKs asked for may never come. */
 	xp->ackreq_psn = vrnic_psn_add(xp->comp_psn, VRNIC_PSN_MASK);
 	xp->sel_pending = false;
@@ -995,23 +906,13 @@ static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
 void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	bool gbn = xp->peer_gbn || xp->req_psn != xp->max_psn;
 
-	/*
-	 * The window: a go-back-N puts a window on the path again, so it is
-	 * cut.  A selective resend puts one packet; then it is cut only if
-	 * the loss means congestion (vrnic_cc_loss_is_congestion()).
-	 * Cutting on random loss too left a TCP-like window: 30-46% of the
-	 * clean bandwidth kept at 2% netem loss (make bench's loss row),
-	 * 71-93% without.
-	 */
-	if (gbn || vrnic_cc_loss_is_congestion(qp))
-		vrnic_req_window_cut(qp);
 	/*
 	 * Selective only while sending new packets: a go-back-N under way
 	 * reaches @psn by itself.
 	 */
-	if (gbn || vrnic_psn_add(psn, 1) == xp->max_psn) {
+	if (xp->peer_gbn || xp->req_psn != xp->max_psn ||
+	    vrnic_psn_add(psn, 1) == xp->max_psn) {
 		vrnic_req_rewind(qp, psn);
 		return;
 	}
@@ -1043,7 +944,6 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
 		     psn, xp->sel_psn, xp->sel_high,
 		     xp->peer_gbn ? ", peer keeps nothing" : "");
-	vrnic_req_window_cut(qp);	/* a go-back-N after all */
 	vrnic_req_rewind(qp, next);
 }
 
@@ -1127,7 +1027,7 @@ static bool vrnic_req_may_probe(struct vrnic_qp *qp)
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted, srtt;
+	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted;
 	bool sel, rnr, retrans, waiting, armed;
 	u64 wait_ns;
 
@@ -1136,7 +1036,6 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	comp_psn = xp->comp_psn;
 	max_psn = xp->max_psn;
 	window = xp->window;
-	srtt = xp->srtt_us;
 	send_off = xp->send_off;
 	sq_posted = vrnic_sq_posted(qp);
 	sel = xp->sel_pending;
@@ -1149,7 +1048,6 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", comp_psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "max_psn", max_psn) ||
 	    rdma_nl_put_driver_u32(msg, "window", window) ||
-	    rdma_nl_put_driver_u32(msg, "srtt_us", srtt) ||
 	    rdma_nl_put_driver_u32(msg, "sq_posted", sq_posted) ||
 	    rdma_nl_put_driver_u32(msg, "send_off", send_off) ||
 	    rdma_nl_put_driver_u32(msg, "resend_pending", sel) ||
@@ -1180,35 +1078,6 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	if (vrnic_cc_pfc_holding(qp)) {
 		vrnic_req_arm_timer(qp);
 		goto out;
-	}
-	if (time_before(jiffies, xp->timeout_at)) {
-		unsigned long when;
-
-		/* The loss probe's time (see vrnic_req_probe_at()). */
-		if (!vrnic_req_probe_at(qp, &when) ||
-		    time_before(jiffies, when)) {
-			vrnic_req_timer_set(qp);
-			goto out;
-		}
-		vrnic_counter_inc(vdev, VRNIC_CNT_LOSS_PROBES);
-		vrnic_qp_dbg(qp, "loss probe: comp_psn %#x max_psn %#x srtt %u us\n",
-			     xp->comp_psn, xp->max_psn, xp->srtt_us);
-		/*
-		 * A selective resend not answered: it was lost again, most
-		 * likely, so send it once more, its answer judged against
-		 * what was sent before the first copy (@sel_high stays: the
-		 * packets sent since may still be on their way).  Else the
-		 * newest packet, whose answer says what the responder misses.
-		 */
-		if (xp->sel_active)
-			xp->sel_pending = true;
-		else
-			vrnic_req_resend_alone(xp, vrnic_psn_add(xp->max_psn,
-								 VRNIC_PSN_MASK),
-					       false);
-		xp->loss_probed = true;
-		mod_timer(&xp->retrans_timer, xp->timeout_at);
-		goto kick;
 	}
 	xp->sq_stats.timeouts++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_TIMEOUTS);

@@ -161,10 +161,7 @@ struct vrnic_qp_xport {
 	u32 noack_pkts;			/* packets since the last AckReq */
 	unsigned long ackreq_jiffies;	/* when the last AckReq went out */
 	u32 ackreq_psn;			/* PSN of the last AckReq sent */
-	u64 ackreq_ns;			/*  its first send, ns; 0: no RTT sample */
-	u32 srtt_us;			/* smoothed ACK round trip, 0: none yet */
 	unsigned long ack_timeout;	/* jiffies, from attr.timeout */
-	unsigned long timeout_at;	/* jiffies: the ACK timeout expires */
 	u32 window;			/* PSNs allowed in flight now */
 	u32 ssthresh;			/* window: slow start below it */
 	u32 window_acked;		/* PSNs acked towards the next +1 */
@@ -174,7 +171,6 @@ struct vrnic_qp_xport {
 	bool sel_pending;		/*  sel_psn still to be sent */
 	bool sel_active;		/*  its answer not seen yet */
 	bool sel_timeout;		/*  the retransmit timer's probe */
-	bool loss_probed;		/* a loss probe since the last progress */
 	bool peer_gbn;			/* the peer keeps nothing past a gap */
 	u8 retry_left;
 	u8 rnr_left;
@@ -333,7 +329,6 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
-void vrnic_req_rtt_sample(struct vrnic_qp *qp);
 unsigned long vrnic_ack_timeout_jiffies(u8 timeout);
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp);
 void vrnic_req_loss_reset(struct vrnic_qp_xport *xp);

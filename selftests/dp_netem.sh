@@ -15,9 +15,7 @@
 # go-back-N drop), and lost READ responses must have made the requester
 # go back by itself (implied_nak_seq_err), and ACKs later than the ACK
 # timeout (netem delay 40ms, no loss) must cost about one resent packet
-# per timeout, not a go-back-N, and lost last packets of a message
-# (netem loss 5%, ib_write_lat) must be recovered by loss probes, rarely
-# by timeouts.
+# per timeout, not a go-back-N.
 #
 # Environment: DP_RANDOM (path of the dp_random binary, default
 # build/selftests/dp_random), DP_NETEM (the netem arguments),
@@ -33,7 +31,7 @@ DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
 DP_NETEM_PEER=${DP_NETEM_PEER:-$DP_LINK_TYPE}
 DP_NETEM_ITERS=${DP_NETEM_ITERS:-50}
 
-dp_require ibv_rc_pingpong ib_write_bw ib_read_bw ib_write_lat tc ss
+dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
 trap dp_cleanup EXIT
 dp_begin
 modprobe sch_netem 2>/dev/null
@@ -68,21 +66,6 @@ before=$(retx)
 # counter_sum NAME: NAME on both devices together.
 counter_sum() {
 	echo $(($(dp_counter "${DP_DEV[A]}" "$1") + $(dp_counter "${DP_DEV[B]}" "$1")))
-}
-# counter_deltas "NAME..." CMD...: run CMD; DELTA[NAME] is how much each
-# counter grew meanwhile.
-declare -A DELTA
-counter_deltas() {
-	local names=$1 n
-	local -A start
-	shift
-	for n in $names; do
-		start[$n]=$(counter_sum "$n")
-	done
-	"$@"
-	for n in $names; do
-		DELTA[$n]=$(($(counter_sum "$n") - start[$n]))
-	done
 }
 malformed0=$(counter_sum drop_malformed)
 implied0=$(counter_sum implied_nak_seq_err)
@@ -138,40 +121,16 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	for h in A B; do
 		dp_in "$h" tc qdisc change dev "${DP_IF[$h]}" root netem delay 40ms
 	done
-	DP_PORT=19700 counter_deltas "timeouts duplicate_requests" \
-		pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
-	timeouts=${DELTA[timeouts]} dups=${DELTA[duplicate_requests]}
+	timeouts0=$(counter_sum timeouts)
+	dups0=$(counter_sum duplicate_requests)
+	DP_PORT=19700 pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
+	timeouts=$(($(counter_sum timeouts) - timeouts0))
+	dups=$(($(counter_sum duplicate_requests) - dups0))
 	ktap_comment "late ACKs: $timeouts timeouts, $dups duplicate requests"
 	dp_report late_acks_time_out "$((timeouts < 5))" \
 		"only $timeouts timeouts: the delay did not outlast the ACK timeout"
 	dp_report late_acks_resend_one_packet "$((dups > 2 * timeouts))" \
 		"$dups duplicate requests for $timeouts timeouts"
-
-	# Tail losses: each WRITE of ib_write_lat asks for an ACK on its
-	# last packet and nothing follows it until the answer,
-	# so losing that packet (or its ACK) leaves nothing to NAK.  The
-	# QP probes 2 x SRTT after it (loss_probes), well before the 67 ms
-	# ACK timeout; a timeout is left only where the probe is lost too
-	# (5%), so timeouts stay below half the probes.  Without the probe
-	# every such loss was a timeout.  On the debug kernel the round trip
-	# can outgrow half the timeout (no early probe then): not checked.
-	# (Not ibv_rc_pingpong: it destroys its QP when its last message
-	# is acknowledged, and the peer's probe for an ACK of its own last
-	# message that was lost then fails with a retry error; perftest
-	# tears down only after a handshake over its TCP connection.)
-	for h in A B; do
-		dp_in "$h" tc qdisc change dev "${DP_IF[$h]}" root netem loss 5%
-	done
-	DP_PORT=19800 counter_deltas "timeouts loss_probes" \
-		perf ib_write_lat_tail_loss ib_write_lat "-s 4096 -n 200" B A
-	timeouts=${DELTA[timeouts]} probes=${DELTA[loss_probes]}
-	ktap_comment "tail losses: $probes loss probes, $timeouts timeouts"
-	if [[ $(uname -r) == *-vrnic-debug ]]; then
-		tap_result skip tail_loss_probed "debug kernel: round trips too long"
-	else
-		dp_report tail_loss_probed "$((probes == 0 || 2 * timeouts >= probes))" \
-			"$probes loss probes, $timeouts timeouts"
-	fi
 fi
 
 ktap_finish
