@@ -82,7 +82,7 @@ ktap_result "the QP was rate-limited: CNPs handled ($cnps)" "$((cnps == 0))"
 # The debug kernel (KASAN and lockdep, under TCG) answers so slowly that
 # ACKs come later than the 67 ms ACK timeout (measured there: 47
 # timeouts, 441 of 6841 resent): the ratios are timing, not detectors.
-if [[ $(uname -r) == *-vrnic-debug ]]; then
+if ktap_debug_kernel; then
 	ktap_skip "at most 1% of the packets resent ($resent of $tx)" "debug kernel: too slow"
 	ktap_skip "at most one ACK per 4 packets ($acks for $tx)" "debug kernel: too slow"
 else
@@ -103,7 +103,7 @@ run_stage "40 Mbit/s ECN-marking bottleneck (htb, red) on $IF_A" sh -c \
 		min 8000 max 80000 avpkt 1100 burst 10 probability 0.5 bandwidth 40mbit ecn" ||
 	ktap_bail "no htb or red"
 write_measured "ib_write_bw -q 4 -s $SIZE -n 50 through the bottleneck" -q 4 -s $SIZE -n 50
-if [[ $(uname -r) == *-vrnic-debug ]]; then
+if ktap_debug_kernel; then
 	ktap_skip "at most one ACK per 6 packets ($acks for $tx)" "debug kernel: too slow"
 else
 	ktap_result "at most one ACK per 6 packets ($acks for $tx)" "$((acks * 6 > tx))"

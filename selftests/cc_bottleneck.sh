@@ -82,7 +82,7 @@ ktap_require_vm
 # it: a run there (2026-11-27, 1732 s) reported nothing in dmesg but
 # failed 23 of its criteria on speed alone.  cc_acks, cc_wire and cc_vlan
 # run the same DCQCN paths on the debug kernel.
-[[ $(uname -r) != *-vrnic-debug ]] ||
+! ktap_debug_kernel ||
 	ktap_skip_all "debug kernel: too slow to fill a 20 Mb/s bottleneck"
 ktap_require_cmd ip tc rdma rdmactl ib_send_bw python3 ss
 [[ -d $TRACING/events/vrnic ]] || ktap_skip_all "no vrnic tracepoints (module not loaded, or no tracefs)"

@@ -237,6 +237,14 @@ ktap_require_vm() {
 	[[ ${VRNIC_IN_VM:-0} == 1 ]] || ktap_skip_all "run me in the VM: selftests/vm/vm.sh check ${0##*/}"
 }
 
+# ktap_debug_kernel: true on debug-kernel.sh's kernel (its release ends
+# in the CONFIG_LOCALVERSION of selftests/vm/debug-kernel.config), where
+# everything runs many times slower: for checks that are rates or
+# timings, not detectors.
+ktap_debug_kernel() {
+	[[ $(uname -r) == *-vrnic-debug ]]
+}
+
 # Two "hosts": network namespaces $NS_A and $NS_B joined by a veth pair
 # ($IF_A in A, $IF_B in B) with IPv4 $IP_A/$IP_B (/24) and IPv6
 # $IP6_A/$IP6_B (/64, no DAD).  Removed at exit.  The one builder of such
