@@ -292,6 +292,37 @@ static bool vrnic_comp_lost(struct vrnic_qp *qp)
 }
 
 /*
+ * A READ response that makes no progress -- one past a gap, or one of
+ * PSNs that arrived already -- still shows the responder at work on this
+ * QP's READs.  A responder that answers every duplicate READ request
+ * with the whole rest of that READ (rdma_rxe does, IBA 9.7.5.1.2 allows
+ * it) streams the replays it queued before the one we asked for last.
+ * If the ACK timeout expired meanwhile, the go-back-N would queue yet
+ * another replay behind them, one more per timeout, until the retry
+ * count ran out with the responder busy all along (wire_hostile's
+ * read_replays_hold_off_the_timeout).  So such a response restarts the
+ * timeout, as progress does, but refills no retry: the timeout fires
+ * once the responder has fallen silent for a whole timeout.  Only while
+ * the oldest WQE waiting is a READ, and for PSNs sent.  @sq_lock held.
+ */
+static void vrnic_comp_read_alive(struct vrnic_qp *qp,
+				  const struct vrnic_pkt *pkt)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_send_wqe *wqe;
+
+	if (!(vrnic_opcode[pkt->opcode].mask & VRNIC_M_READ) ||
+	    vrnic_sq_cons(qp) == xp->init_idx)
+		return;
+	wqe = vrnic_sq_get(qp, vrnic_sq_cons(qp));
+	if (wqe->xport.state == VRNIC_WQE_DONE ||
+	    wqe->opcode != IB_WR_RDMA_READ ||
+	    vrnic_psn_cmp(pkt->psn, xp->max_psn) >= 0)
+		return;
+	vrnic_req_arm_timer(qp);
+}
+
+/*
  * Handle one response.  Returns true when the requester should run
  * (window opened, or a retransmission was set up).
  */
@@ -312,6 +343,7 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_qp_dbg(qp, "stale response op %#x psn %#x (comp %#x max %#x)\n",
 			     pkt->opcode, psn, xp->comp_psn, xp->max_psn);
 		xp->sq_stats.drops++;
+		vrnic_comp_read_alive(qp, pkt);
 		return false;
 	}
 	if (info->mask & VRNIC_M_AETH)
@@ -422,6 +454,8 @@ out_of_sequence:
 	/* Go-back-N keeps nothing past a gap: dropped, asked for again. */
 	xp->sq_stats.drops++;
 	vrnic_comp_lost(qp);
+	if (xp->comp_psn == old_comp)
+		vrnic_comp_read_alive(qp, pkt);
 	goto out;
 bad:
 	vrnic_qp_dbg(qp, "bad response op %#x psn %#x\n", pkt->opcode, psn);

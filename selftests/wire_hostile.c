@@ -31,6 +31,12 @@
  *    under slub_debug): fewer than half of the 19200 skbs may stay
  *    alive (the device's 32 MiB budget holds about 3900), and the
  *    packets beyond the budget are counted (drop_held_budget).
+ *  - read_replays_hold_off_the_timeout: a peer (the sender, as nobody)
+ *    answers a READ with responses past a gap for several ACK timeouts,
+ *    as rdma_rxe does while it streams replays it queued for duplicate
+ *    requests: the QP (retry_cnt 2) keeps waiting and completes the READ
+ *    when the whole response comes; once the peer falls silent, the
+ *    timeout still ends the next READ with a retry error.
  *
  * Environment: none; the test builds its own veth pair, namespace and
  * devices (lib/dp_verbs.h).
@@ -418,6 +424,43 @@ static long long wh_skbs(void)
 	return v;
 }
 
+/*
+ * @qp (RC) to INIT, then RTR towards QP WH_PEER_QPN at the other end's
+ * address, which the unprivileged sender has; 0 or an errno.
+ */
+#define WH_PEER_QPN	0x123
+
+static int wh_peer_rtr(FIXTURE_DATA(wire_hostile) *self, struct ibv_qp *qp,
+		       enum ibv_mtu mtu)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = DP_PORT,
+	};
+	int ret;
+
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = WH_PEER_QPN;
+	a.rq_psn = WH_RQ_PSN;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = DP_PORT;
+	a.ah_attr.grh.dgid = self->d.gid;
+	memcpy(a.ah_attr.grh.dgid.raw + 12, &self->peer, 4);
+	a.ah_attr.grh.sgid_index = self->d.gid_idx;
+	a.ah_attr.grh.hop_limit = 64;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER);
+}
+
 TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 {
 	const char *dev = self->d.name;
@@ -426,7 +469,6 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a;
 	struct ibv_qp *qps[WH_FLOOD_QPS] = {};
 	uint32_t qpns[WH_FLOOD_QPS];
 	struct wh_send s = {
@@ -435,14 +477,11 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 		/* All ahead of the expected PSN: held, never executed. */
 		.psn = WH_RQ_PSN + 1, .npkt = WH_OOO_PKTS, .paylen = 4096,
 	};
-	union ibv_gid dgid = self->d.gid;
 	int sent = WH_FLOOD_QPS * WH_OOO_PKTS;
 	long long base, held, before;
 	struct ibv_cq *cq;
 	int i;
 
-	/* The QPs' peer is the other end's address, which the sender has. */
-	memcpy(dgid.raw + 12, &self->peer, 4);
 	cq = ibv_create_cq(self->d.ctx, 16, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
 	ia.send_cq = cq;
@@ -451,29 +490,7 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 		qps[i] = ibv_create_qp(self->d.pd, &ia);
 		ASSERT_NE(NULL, qps[i]) TH_LOG("QP %d: %s", i, strerror(errno));
 		qpns[i] = qps[i]->qp_num;
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = DP_PORT;
-		ASSERT_EQ(0, ibv_modify_qp(qps[i], &a, IBV_QP_STATE |
-					   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					   IBV_QP_ACCESS_FLAGS));
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = 0x123;
-		a.rq_psn = WH_RQ_PSN;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.port_num = DP_PORT;
-		a.ah_attr.grh.dgid = dgid;
-		a.ah_attr.grh.sgid_index = self->d.gid_idx;
-		a.ah_attr.grh.hop_limit = 64;
-		ASSERT_EQ(0, ibv_modify_qp(qps[i], &a, IBV_QP_STATE |
-					   IBV_QP_AV | IBV_QP_PATH_MTU |
-					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					   IBV_QP_MAX_DEST_RD_ATOMIC |
-					   IBV_QP_MIN_RNR_TIMER));
+		ASSERT_EQ(0, wh_peer_rtr(self, qps[i], IBV_MTU_4096));
 	}
 
 	before = wp_counter(dev, "drop_held_budget");
@@ -493,6 +510,147 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 	for (i = 0; i < WH_FLOOD_QPS; i++)
 		if (qps[i])
 			ibv_destroy_qp(qps[i]);
+	ibv_destroy_cq(cq);
+}
+
+/* ---- a READ responder that streams stale responses ---- */
+
+#define WH_RD_PSN	0x200
+#define WH_RD_PKTS	4		/* MTU 1024: a 4 KiB READ */
+#define WH_RD_OP_FIRST	0x0d		/* RC RDMA READ response first */
+#define WH_RD_OP_MIDDLE	0x0e
+#define WH_RD_OP_LAST	0x0f
+#define WH_RD_STALE_MS	600		/* nine ACK timeouts of 67 ms */
+
+struct wh_read_peer {
+	struct in_addr src, dst;
+	uint32_t qpn, psn;	/* the requester's QPN, the READ's first PSN */
+	bool answer;		/* then send the whole response */
+};
+
+/* Runs as nobody: 0, or which step failed. */
+static int wh_read_peer_fn(void *arg)
+{
+	static const uint8_t aeth[4] = { 0x1f, 0, 0, 1 };	/* ACK, MSN 1 */
+	const struct wh_read_peer *r = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	int fd, i;
+	uint8_t op;
+
+	fd = wp_udp_socket(r->src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	/* The READ's second packet, again and again: past a gap. */
+	for (i = 0; i < WH_RD_STALE_MS / 5; i++) {
+		wp_bth(p, WH_RD_OP_MIDDLE, WP_PKEY, r->qpn, r->psn + 1);
+		wp_fill(p, 1024);
+		if (wp_send_udp(fd, r->src, WH_SPORT, r->dst, p))
+			return 2;
+		usleep(5000);
+	}
+	for (i = 0; r->answer && i < WH_RD_PKTS; i++) {
+		op = !i ? WH_RD_OP_FIRST : i == WH_RD_PKTS - 1 ?
+		     WH_RD_OP_LAST : WH_RD_OP_MIDDLE;
+		wp_bth(p, op, WP_PKEY, r->qpn, r->psn + i);
+		if (op != WH_RD_OP_MIDDLE)
+			wp_put(p, aeth, sizeof(aeth));
+		wp_fill(p, 1024);
+		if (wp_send_udp(fd, r->src, WH_SPORT, r->dst, p))
+			return 3;
+	}
+	close(fd);
+	free(p);
+	return 0;
+}
+
+static int wh_post_read(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+			uint32_t lkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = WH_RD_PKTS * 1024,
+		.lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static long long wh_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct wh_read_peer r = {
+		.src = self->peer, .dst = self->addr, .psn = WH_RD_PSN,
+		.answer = true,
+	};
+	struct ibv_qp_attr a = {};
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	long long t0, t;
+	uint8_t *got;
+	int i;
+
+	cq = ibv_create_cq(self->d.ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	qp = ibv_create_qp(self->d.pd, &ia);
+	ASSERT_NE(NULL, qp);
+	r.qpn = qp->qp_num;
+	ASSERT_EQ(0, wh_peer_rtr(self, qp, IBV_MTU_1024));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = WH_RD_PSN;
+	a.timeout = 14;		/* 67 ms */
+	a.retry_cnt = 2;	/* three timeouts without progress end it */
+	a.rnr_retry = 1;
+	a.max_rd_atomic = 1;
+	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				   IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
+
+	/* Stale responses for nine timeouts, then the whole response. */
+	got = self->buf + 16384;
+	memset(got, 0xee, WH_RD_PKTS * 1024);
+	ASSERT_EQ(0, wh_post_read(qp, 1, got, self->mr->lkey));
+	ASSERT_EQ(0, wp_run_unprivileged(self->ns, wh_read_peer_fn, &r));
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+		TH_LOG("READ ended with %s while the peer streamed responses",
+		       ibv_wc_status_str(wc.status));
+	for (i = 0; i < WH_RD_PKTS * 1024; i++)
+		if (got[i] != (uint8_t)((i % 1024) * 7))
+			break;
+	EXPECT_EQ(WH_RD_PKTS * 1024, i) TH_LOG("READ data wrong at byte %d", i);
+
+	/* The same stream, then silence: the timeout still ends it. */
+	r.psn = WH_RD_PSN + WH_RD_PKTS;
+	r.answer = false;
+	ASSERT_EQ(0, wh_post_read(qp, 2, got, self->mr->lkey));
+	t0 = wh_ms();
+	ASSERT_EQ(0, wp_run_unprivileged(self->ns, wh_read_peer_fn, &r));
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	t = wh_ms() - t0;
+	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, (int)wc.status);
+	TH_LOG("retry error %lld ms after the post, the stream took %d ms",
+	       t, WH_RD_STALE_MS);
+
+	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 }
 
