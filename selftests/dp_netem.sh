@@ -15,7 +15,9 @@
 # go-back-N drop), and lost READ responses must have made the requester
 # go back by itself (implied_nak_seq_err), and ACKs later than the ACK
 # timeout (netem delay 40ms, no loss) must cost about one resent packet
-# per timeout, not a go-back-N.
+# per timeout, not a go-back-N.  ibv_rc_pingpong ends without a closing
+# handshake: a run whose client finished and whose server did not is run
+# once more (DP_CLOSE_RACE in dp_lib.sh's dp_pair).
 #
 # Environment: DP_RANDOM (path of the dp_random binary, default
 # build/selftests/dp_random), DP_NETEM (the netem arguments),
