@@ -70,22 +70,13 @@
 
 /* ---- helpers ---- */
 
-static long long hs_ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000LL +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Busy-wait: a real-time thread keeps its CPU from work items. */
 static void hs_spin_ms(int ms)
 {
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (hs_ms_since(&t0) < ms)
+	while (dp_ms_since(&t0) < ms)
 		;
 }
 
@@ -694,7 +685,7 @@ TEST_F(hs, destroy_waits_for_packets_in_flight)
 	/* The old driver freed the responder resources under the packet. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ibv_destroy_qp(b.qp);
-	ms = hs_ms_since(&t0);
+	ms = dp_ms_since(&t0);
 	b.qp = NULL;
 	pthread_join(t, NULL);
 	EXPECT_EQ(0, ret);

@@ -579,14 +579,6 @@ static int wh_post_read(struct ibv_qp *qp, uint64_t wr_id, void *addr,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
-static long long wh_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 {
 	struct ibv_qp_init_attr ia = {
@@ -602,7 +594,8 @@ TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 	struct ibv_qp *qp;
 	struct ibv_cq *cq;
 	struct ibv_wc wc;
-	long long t0, t;
+	struct timespec t0;
+	long long t;
 	uint8_t *got;
 	int i;
 
@@ -642,10 +635,10 @@ TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 	r.psn = WH_RD_PSN + WH_RD_PKTS;
 	r.answer = false;
 	ASSERT_EQ(0, wh_post_read(qp, 2, got, self->mr->lkey));
-	t0 = wh_ms();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, wp_run_unprivileged(self->ns, wh_read_peer_fn, &r));
 	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
-	t = wh_ms() - t0;
+	t = dp_ms_since(&t0);
 	EXPECT_EQ(IBV_WC_RETRY_EXC_ERR, (int)wc.status);
 	TH_LOG("retry error %lld ms after the post, the stream took %d ms",
 	       t, WH_RD_STALE_MS);

@@ -261,10 +261,20 @@ static DP_MAYBE_UNUSED int dp_qp_connect(struct dp_qp *q, struct dp_qp *peer,
 	return dp_qp_connect_rd(q, peer, mtu, sq_psn, rq_psn, -1);
 }
 
+/* Milliseconds since @t0 (CLOCK_MONOTONIC). */
+static DP_MAYBE_UNUSED long long dp_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /* Busy-poll one completion; 0, or -ETIMEDOUT / -EIO. */
 static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	int n, spin;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -274,9 +284,7 @@ static int dp_poll(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 			return -EIO;
 		if (n == 1)
 			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+		if (dp_ms_since(&t0) > timeout_ms)
 			return -ETIMEDOUT;
 		/* leave the CPUs to a software device's kernel threads */
 		if (spin > 100)
