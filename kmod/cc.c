@@ -434,6 +434,34 @@ static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp, u32 gen,
 }
 
 /**
+ * vrnic_cc_loss_is_congestion - does a lost request say the path is full?
+ * @qp: an RC QP; @sq_lock held (its path)
+ *
+ * The requester's send window (req.c) shrinks on a loss that this says
+ * is congestion.  Where the QP's requests are ECN-capable (vrnic_tx_qos()
+ * decides the same way per packet), a congested queue marks them before
+ * it drops, and DCQCN sets the rate from the marks, as on a RoCE NIC: a
+ * loss while no mark has engaged the rate limiter is no congestion
+ * signal (random loss, corruption).  A loss while the limiter is engaged
+ * is one: a queue on the path marks, and it may overflow as well.
+ * Without ECN, loss is the only signal there is.
+ */
+bool vrnic_cc_loss_is_congestion(struct vrnic_qp *qp)
+{
+	const struct vrnic_config *cfg;
+	bool ect;
+	u8 dscp;
+
+	if (READ_ONCE(qp->xport.cc.rp.active))
+		return true;
+	rcu_read_lock();
+	cfg = rcu_dereference(vrnic_qp_dev(qp)->cfg);
+	ect = cfg->qos.ecn_en & BIT(vrnic_cfg_tx_prio(cfg, &qp->av, &dscp));
+	rcu_read_unlock();
+	return !ect;
+}
+
+/**
  * vrnic_cc_pfc_holding - is the requester stopped by a pause right now?
  * @qp: the QP; @sq_lock held
  */

@@ -385,7 +385,6 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
 				/* A duplicated NAK must not restart the resend. */
 				if (xp->rewind_psn == psn)
 					return false;
-				vrnic_req_window_cut(qp);
 				vrnic_req_seq_nak(qp, psn);
 				return true;
 			}

@@ -37,6 +37,10 @@
  *    requests: the QP (retry_cnt 2) keeps waiting and completes the READ
  *    when the whole response comes; once the peer falls silent, the
  *    timeout still ends the next READ with a retry error.
+ *  - random_loss_keeps_the_window_under_ecn: a peer NAKs one lost
+ *    packet of a WRITE (a selective resend repairs it).  On an
+ *    ECN-capable priority with no mark, the send window stays whole (a
+ *    random loss, docs/cc.md); after a CNP, and with ECN off, it halves.
  *
  * Environment: none; the test builds its own veth pair, namespace and
  * devices (lib/dp_verbs.h).
@@ -645,6 +649,193 @@ TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
+}
+
+/* ---- what a loss does to the send window ---- */
+
+#define WH_WIN_PSN	0x300
+#define WH_WIN_PKTS	8		/* MTU 1024: an 8 KiB WRITE */
+#define WH_WIN_FULL	256		/* VRNIC_MAX_INFLIGHT, the start */
+#define WH_OP_CNP	0x81
+
+struct wh_loss_peer {
+	struct in_addr src, dst;
+	uint32_t qpn;
+	bool cnp;		/* a CNP first: DCQCN's limiter engaged */
+	uint8_t syndrome;	/* then an ACK or a NAK (AETH) ... */
+	uint8_t msn;
+	uint32_t psn;		/* ... with this PSN */
+};
+
+#define WH_AETH_ACK	0x1f	/* ACK, no credit count */
+#define WH_AETH_SEQ_NAK	0x60	/* NAK, PSN sequence error */
+
+/* Runs as nobody: 0, or which step failed. */
+static int wh_loss_peer_fn(void *arg)
+{
+	static const uint8_t cnp_rsvd[16];
+	const struct wh_loss_peer *l = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	uint8_t aeth[4] = { l->syndrome, 0, 0, l->msn };
+	int fd;
+
+	fd = wp_udp_socket(l->src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	if (l->cnp) {
+		wp_bth(p, WH_OP_CNP, WP_PKEY, l->qpn, 0);
+		wp_ib(p)[4] = 0x40;			/* BECN */
+		wp_put(p, cnp_rsvd, sizeof(cnp_rsvd));
+		if (wp_send_udp(fd, l->src, WH_SPORT, l->dst, p))
+			return 2;
+	}
+	wp_bth(p, WP_RC_ACK, WP_PKEY, l->qpn, l->psn);
+	wp_put(p, aeth, sizeof(aeth));
+	if (wp_send_udp(fd, l->src, WH_SPORT, l->dst, p))
+		return 3;
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/* Driver attribute @name of QP @qpn (rdma -dd res show qp), or -1. */
+static long long wh_qp_attr(const char *dev, uint32_t qpn, const char *name)
+{
+	char cmd[160], line[4096], key[64];
+	long long v = -1;
+	const char *at;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "rdma -dd res show qp link %s/%d lqpn %u 2>/dev/null",
+		 dev, DP_PORT, qpn);
+	snprintf(key, sizeof(key), " drv_%s ", name);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if ((at = strstr(line, key)))
+			v = strtoll(at + strlen(key), NULL, 0);
+	pclose(f);
+	return v;
+}
+
+/*
+ * A WRITE of WH_WIN_PKTS packets to the fake peer, all sent, then a
+ * sequence NAK for its third packet (a loss the resend of one packet
+ * repairs), optionally after a CNP.  The send window right after the
+ * NAK, or -1; the WRITE must then complete on the peer's ACK.
+ */
+static long long wh_window_after_loss(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(wire_hostile) *self,
+				      bool cnp)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct wh_loss_peer l = {
+		.src = self->peer, .dst = self->addr, .cnp = cnp,
+		.syndrome = WH_AETH_SEQ_NAK, .psn = WH_WIN_PSN + 2,
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->buf, .length = WH_WIN_PKTS * 1024,
+		.lkey = self->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
+	}, *bad;
+	struct ibv_qp_attr a = {};
+	long long window = -1, sent = -1;
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int i;
+
+	cq = ibv_create_cq(self->d.ctx, 4, NULL, NULL, 0);
+	if (!cq)
+		return -1;
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	qp = ibv_create_qp(self->d.pd, &ia);
+	if (!qp)
+		goto out;
+	l.qpn = qp->qp_num;
+	if (wh_peer_rtr(self, qp, IBV_MTU_1024))
+		goto out;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = WH_WIN_PSN;
+	a.timeout = 20;		/* 4.3 s: no timeout while the test looks */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		goto out;
+	if (ibv_post_send(qp, &wr, &bad))
+		goto out;
+	/* Every packet on the wire: the NAK finds nothing left to send. */
+	for (i = 0; i < 100; i++) {
+		sent = wh_qp_attr(self->d.name, qp->qp_num, "req_psn");
+		if (sent == WH_WIN_PSN + WH_WIN_PKTS)
+			break;
+		usleep(10 * 1000);
+	}
+	EXPECT_EQ(WH_WIN_PSN + WH_WIN_PKTS, sent);
+	EXPECT_EQ(WH_WIN_FULL, wh_qp_attr(self->d.name, qp->qp_num, "window"));
+	EXPECT_EQ(0, wp_run_unprivileged(self->ns, wh_loss_peer_fn, &l));
+	usleep(100 * 1000);
+	window = wh_qp_attr(self->d.name, qp->qp_num, "window");
+	/* Everything arrived: an ACK of the last PSN, MSN 1. */
+	l.cnp = false;
+	l.syndrome = WH_AETH_ACK;
+	l.msn = 1;
+	l.psn = WH_WIN_PSN + WH_WIN_PKTS - 1;
+	EXPECT_EQ(0, wp_run_unprivileged(self->ns, wh_loss_peer_fn, &l));
+	EXPECT_EQ(0, dp_poll(cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+		TH_LOG("the WRITE ended with %s", ibv_wc_status_str(wc.status));
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	return window;
+}
+
+/* rdmactl qos set DEV ecn @prios; 0 on success. */
+static int wh_ecn(const char *dev, const char *prios)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rdmactl qos set %s ecn %s >/dev/null",
+		 dev, prios);
+	return system(cmd);
+}
+
+TEST_F_TIMEOUT(wire_hostile, random_loss_keeps_the_window_under_ecn, 120)
+{
+	long long w;
+
+	/* ECN on every priority (the default): DCQCN is the control. */
+	w = wh_window_after_loss(_metadata, self, false);
+	TH_LOG("ECN, no mark: window %lld after the loss", w);
+	EXPECT_EQ(WH_WIN_FULL, w) TH_LOG("a random loss cut the window");
+
+	w = wh_window_after_loss(_metadata, self, true);
+	TH_LOG("ECN, a CNP first: window %lld after the loss", w);
+	EXPECT_EQ(WH_WIN_FULL / 2, w)
+		TH_LOG("a loss while DCQCN limits the rate left the window");
+
+	ASSERT_EQ(0, wh_ecn(self->d.name, "none"));
+	w = wh_window_after_loss(_metadata, self, false);
+	TH_LOG("no ECN: window %lld after the loss", w);
+	EXPECT_EQ(WH_WIN_FULL / 2, w)
+		TH_LOG("without ECN a loss must halve the window");
+	ASSERT_EQ(0, wh_ecn(self->d.name, "0,1,2,3,4,5,6,7"));
 }
 
 int main(int argc, char **argv)
