@@ -51,6 +51,17 @@ static u8 vrnic_cfg_tx_prio(const struct vrnic_config *cfg,
 	       cfg->qos.dscp2prio[*dscp] : av->sl;
 }
 
+/*
+ * Does the ecn_en bit of @av's priority make its DCQCN-controlled
+ * traffic ECN-capable?  Also sets the DSCP and priority, as above.
+ */
+static bool vrnic_cfg_tx_ect(const struct vrnic_config *cfg,
+			     const struct vrnic_av *av, u8 *dscp, u8 *prio)
+{
+	*prio = vrnic_cfg_tx_prio(cfg, av, dscp);
+	return cfg->qos.ecn_en & BIT(*prio);
+}
+
 /**
  * vrnic_tx_qos - DSCP/ECN byte and 802.1p priority of an outgoing packet
  * @vdev: the sending device
@@ -81,8 +92,7 @@ void vrnic_tx_qos(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		p = cfg->dcqcn.cnp_802p_prio;
 		ecn = INET_ECN_ECT_0;
 	} else {
-		p = vrnic_cfg_tx_prio(cfg, av, &dscp);
-		if ((cfg->qos.ecn_en & BIT(p)) &&
+		if (vrnic_cfg_tx_ect(cfg, av, &dscp, &p) &&
 		    vrnic_cc_controlled(opcode, vrnic_opcode[opcode].mask))
 			ecn = INET_ECN_ECT_0;
 	}
@@ -449,14 +459,14 @@ static bool vrnic_cc_pfc_paused(struct vrnic_qp *qp, u32 gen,
 bool vrnic_cc_loss_is_congestion(struct vrnic_qp *qp)
 {
 	const struct vrnic_config *cfg;
+	u8 dscp, prio;
 	bool ect;
-	u8 dscp;
 
 	if (READ_ONCE(qp->xport.cc.rp.active))
 		return true;
 	rcu_read_lock();
 	cfg = rcu_dereference(vrnic_qp_dev(qp)->cfg);
-	ect = cfg->qos.ecn_en & BIT(vrnic_cfg_tx_prio(cfg, &qp->av, &dscp));
+	ect = vrnic_cfg_tx_ect(cfg, &qp->av, &dscp, &prio);
 	rcu_read_unlock();
 	return !ect;
 }
