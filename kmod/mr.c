@@ -15,10 +15,13 @@
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "hdr.h"
 #include "verbs.h"
 
 #define VRNIC_MR_INDEX(key)	((key) >> 8)
@@ -519,6 +522,62 @@ void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
 	dma->sge_offset = off;
 }
 
+/*
+ * Walk @len bytes of @dma's SGE list from its cursor, advancing it: @run
+ * gets each stretch that lies in one MR, checked for @access and held by
+ * a reference for the call.
+ */
+static int vrnic_dma_walk(struct vrnic_pd *pd, struct vrnic_dma *dma,
+			  u32 len, int access,
+			  int (*run)(struct vrnic_mr *mr, u64 iova, u32 n,
+				     void *ctx),
+			  void *ctx)
+{
+	struct vrnic_mr *mr;
+	struct ib_sge *sge;
+	int err;
+	u32 n;
+
+	while (len) {
+		if (dma->cur_sge >= dma->num_sge)
+			return -ENOSPC;
+		sge = &dma->sge[dma->cur_sge];
+		n = min(len, sge->length - dma->sge_offset);
+		if (n) {
+			mr = vrnic_mr_get(pd, sge->lkey,
+					  sge->addr + dma->sge_offset, n, access);
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			err = run(mr, sge->addr + dma->sge_offset, n, ctx);
+			vrnic_mr_put(mr);
+			if (err)
+				return err;
+			len -= n;
+			dma->resid -= n;
+			dma->sge_offset += n;
+		}
+		if (dma->sge_offset >= sge->length) {
+			dma->cur_sge++;
+			dma->sge_offset = 0;
+		}
+	}
+	return 0;
+}
+
+struct vrnic_copy_run {
+	void *buf;
+	enum vrnic_copy_dir dir;
+};
+
+static int vrnic_copy_run(struct vrnic_mr *mr, u64 iova, u32 n, void *ctx)
+{
+	struct vrnic_copy_run *c = ctx;
+
+	vrnic_mr_copy(mr, iova, c->buf, n, c->dir);
+	c->buf += n;
+	return 0;
+}
+
 /**
  * vrnic_dma_copy - move data between @buf and a WQE's SGE list
  * @pd: the QP's PD
@@ -533,10 +592,7 @@ void vrnic_dma_seek(struct vrnic_dma *dma, u32 off)
 int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 		   u32 len, enum vrnic_copy_dir dir)
 {
-	int access = dir == VRNIC_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
-	struct vrnic_mr *mr;
-	struct ib_sge *sge;
-	u32 n;
+	struct vrnic_copy_run c = { .buf = buf, .dir = dir };
 
 	if (len > dma->resid)
 		return -ENOSPC;
@@ -549,31 +605,172 @@ int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 		dma->resid -= len;
 		return 0;
 	}
+	return vrnic_dma_walk(pd, dma, len,
+			      dir == VRNIC_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+			      vrnic_copy_run, &c);
+}
+
+/* -------------------------------------------- lending pages to packets */
+
+/*
+ * The page holding byte @iova of @mr if a packet may hold a reference to
+ * it, with the byte's offset in it (@off) and the bytes that follow in
+ * the page (@avail); or NULL, with @avail set all the same.  Pinned user
+ * pages may always be lent.  A kernel MR's memory only if it lies in the
+ * direct map and is not slab memory (sendpage_ok()): a page reference
+ * keeps a page alive, not a slab object or a vmalloc mapping.
+ */
+static struct page *vrnic_mr_page(struct vrnic_mr *mr, u64 iova, u32 *off,
+				  u32 *avail)
+{
+	u64 pos = iova - mr->iova;
+	struct page *page;
+	void *va;
+
+	switch (mr->type) {
+	case VRNIC_MR_USER:
+		pos += mr->offset;
+		*off = pos & ~PAGE_MASK;
+		*avail = PAGE_SIZE - *off;
+		return mr->pages[pos >> PAGE_SHIFT];
+	case VRNIC_MR_FAST:
+		pos += mr->offset;
+		if ((pos >> mr->page_shift) >= mr->nbuf) {
+			/* Not mapped: vrnic_mr_copy() refuses it too. */
+			*off = 0;
+			*avail = PAGE_SIZE;
+			return NULL;
+		}
+		va = (void *)(uintptr_t)(mr->page_list[pos >> mr->page_shift] +
+					 (pos & ((1ULL << mr->page_shift) - 1)));
+		break;
+	default:
+		va = (void *)(uintptr_t)iova;
+		break;
+	}
+	*off = offset_in_page(va);
+	*avail = PAGE_SIZE - *off;
+	if (!virt_addr_valid(va))
+		return NULL;
+	page = virt_to_page(va);
+	return sendpage_ok(page) ? page : NULL;
+}
+
+/*
+ * Append @n bytes at @iova of @mr to @skb as one fragment copied out of
+ * the MR, for memory that cannot be lent.  @n is at most a page.
+ */
+static int vrnic_skb_copy_frag(struct sk_buff *skb, struct vrnic_mr *mr,
+			       u64 iova, u32 n)
+{
+	struct page *page;
+	void *buf;
+
+	buf = netdev_alloc_frag(n);
+	if (!buf)
+		return -ENOMEM;
+	if (mr)
+		vrnic_mr_copy(mr, iova, buf, n, VRNIC_FROM_MR);
+	else
+		memset(buf, 0, n);
+	page = virt_to_head_page(buf);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   buf - page_address(page), n);
+	skb->len += n;
+	skb->data_len += n;
+	skb->truesize += n;
+	return 0;
+}
+
+/**
+ * vrnic_mr_lend - append @len bytes of @mr at @iova to @skb, uncopied
+ * @mr: the MR, with @iova..@iova+@len checked by vrnic_mr_get()
+ * @iova: first byte
+ * @len: bytes, at most a page (one packet's payload)
+ * @skb: the packet, with room for two more fragments
+ *
+ * The fragments point at the MR's pages and each holds a page reference
+ * of its own: the page, not the MR, stays alive until the skb is freed,
+ * so deregistering or invalidating the MR while the packet waits in a
+ * queue frees nothing under it, and the packet can only carry bytes the
+ * MR granted when it was built.  The bytes are read when the packet
+ * leaves, or when a local receiver places them, as a NIC reads them by
+ * DMA.  Memory that cannot be lent (vrnic_mr_page()) is copied.
+ *
+ * Return: 0, or -ENOMEM (@skb then holds part of the range).
+ */
+int vrnic_mr_lend(struct vrnic_mr *mr, u64 iova, u32 len,
+		  struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct page *page;
+	u32 off, avail, n;
+	int err, i;
 
 	while (len) {
-		if (dma->cur_sge >= dma->num_sge)
-			return -ENOSPC;
-		sge = &dma->sge[dma->cur_sge];
-		n = min(len, sge->length - dma->sge_offset);
-		if (n) {
-			mr = vrnic_mr_get(pd, sge->lkey,
-					  sge->addr + dma->sge_offset, n, access);
-			if (IS_ERR(mr))
-				return PTR_ERR(mr);
-			vrnic_mr_copy(mr, sge->addr + dma->sge_offset, buf, n,
-				      dir);
-			vrnic_mr_put(mr);
-			buf += n;
-			len -= n;
-			dma->resid -= n;
-			dma->sge_offset += n;
+		page = vrnic_mr_page(mr, iova, &off, &avail);
+		n = min(len, avail);
+		i = shinfo->nr_frags;
+		if (WARN_ON_ONCE(i >= MAX_SKB_FRAGS))
+			return -EMSGSIZE;
+		if (!page) {
+			err = vrnic_skb_copy_frag(skb, mr, iova, n);
+			if (err)
+				return err;
+		} else {
+			if (skb_can_coalesce(skb, i, page, off)) {
+				skb_frag_size_add(&shinfo->frags[i - 1], n);
+			} else {
+				get_page(page);
+				skb_fill_page_desc(skb, i, page, off, n);
+			}
+			/* Whoever would write into the payload copies first. */
+			shinfo->flags |= SKBFL_SHARED_FRAG;
+			skb->len += n;
+			skb->data_len += n;
+			skb->truesize += n;
 		}
-		if (dma->sge_offset >= sge->length) {
-			dma->cur_sge++;
-			dma->sge_offset = 0;
-		}
+		iova += n;
+		len -= n;
 	}
 	return 0;
+}
+
+static int vrnic_lend_run(struct vrnic_mr *mr, u64 iova, u32 n, void *skb)
+{
+	return vrnic_mr_lend(mr, iova, n, skb);
+}
+
+/**
+ * vrnic_dma_lend - append the next @len bytes of a send WQE to @skb
+ * @pd: the QP's PD
+ * @dma: the data segment (not inline); its cursor advances by @len
+ * @len: bytes, at most a page
+ * @skb: the packet, with room for two fragments per SGE @len touches
+ *
+ * As vrnic_dma_copy() with VRNIC_FROM_MR, lending the pages
+ * (vrnic_mr_lend()) instead of copying them.
+ */
+int vrnic_dma_lend(struct vrnic_pd *pd, struct vrnic_dma *dma, u32 len,
+		   struct sk_buff *skb)
+{
+	if (len > dma->resid || !dma->num_sge)
+		return -ENOSPC;
+	return vrnic_dma_walk(pd, dma, len, 0, vrnic_lend_run, skb);
+}
+
+/**
+ * vrnic_skb_add_tail - append @pad zero bytes and room for the ICRC
+ * @skb: a packet whose payload vrnic_mr_lend() appended
+ * @pad: pad bytes (0-3)
+ *
+ * The ICRC goes into a fragment of its own, never into a lent page.
+ */
+int vrnic_skb_add_tail(struct sk_buff *skb, u32 pad)
+{
+	if (WARN_ON_ONCE(skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
+		return -EMSGSIZE;
+	return vrnic_skb_copy_frag(skb, NULL, 0, pad + VRNIC_ICRC_BYTES);
 }
 
 /* ------------------------------------------ fast registration, invalidate */

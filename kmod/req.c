@@ -296,7 +296,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	bool ud = qp->ibqp.qp_type == IB_QPT_UD ||
 		  qp->ibqp.qp_type == IB_QPT_GSI;
 	u32 mtu = vrnic_qp_mtu(qp), rem, payload, pad, dqpn, psn;
-	bool first, last, ackreq = false, se;
+	bool first, last, ackreq = false, se, lend;
 	unsigned long ack_every;
 	const struct vrnic_av *av;
 	struct sk_buff *skb;
@@ -313,9 +313,16 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	payload = (info->mask & VRNIC_M_PAYLOAD) ? min(rem, mtu) : 0;
 	pad = -payload & 3;
 	psn = xp->req_psn;
+	/*
+	 * RC only: its WQE completes on the peer's ACK, after the packet
+	 * was received.  UC and UD complete when sent, and the user may
+	 * write the buffer again while a lent page still waits in a queue.
+	 */
+	lend = qp->ibqp.qp_type == IB_QPT_RC && op != VRNIC_ATOMIC_WRITE &&
+	       vrnic_lend_ok(payload, wqe->dma.num_sge);
 
-	skb = vrnic_skb_alloc(vdev, info->length + payload + pad +
-				    VRNIC_ICRC_BYTES);
+	skb = vrnic_skb_alloc(vdev, info->length + (lend ? 0 : payload + pad +
+						     VRNIC_ICRC_BYTES));
 	if (unlikely(!skb))
 		return -ENOMEM;
 	hdr = skb->data;
@@ -402,6 +409,16 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	if (op == VRNIC_ATOMIC_WRITE) {
 		/* payload == 8: the WQE holds the bytes, no SGE */
 		memcpy(hdr + info->length, wqe->wr.rdma.atomic_wr, payload);
+	} else if (lend) {
+		err = vrnic_dma_lend(qp->pd, &wqe->dma, payload, skb);
+		if (!err)
+			err = vrnic_skb_add_tail(skb, pad);
+		if (err) {
+			kfree_skb(skb);
+			/* -ENOMEM is tried again: from where this began. */
+			vrnic_dma_seek(&wqe->dma, xp->send_off);
+			return err;
+		}
 	} else if (payload) {
 		err = vrnic_dma_copy(qp->pd, &wqe->dma, hdr + info->length,
 				     payload, VRNIC_FROM_MR);
@@ -410,7 +427,8 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 			return err;
 		}
 	}
-	memset(hdr + info->length + payload, 0, pad);
+	if (!lend)
+		memset(hdr + info->length + payload, 0, pad);
 
 	if (ud) {
 		av = &wqe->wr.ud.av;

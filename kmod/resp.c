@@ -58,17 +58,21 @@ static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
 	}
 }
 
-/* A response packet with room for @payload bytes; headers set. */
+/*
+ * A response packet with room for @payload bytes, or, if @lent, for the
+ * headers alone (the payload, pad and ICRC to be appended as fragments:
+ * vrnic_mr_lend(), vrnic_skb_add_tail()); headers set.
+ */
 static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
-					u32 payload, u8 syn)
+					u32 payload, u8 syn, bool lent)
 {
 	const struct vrnic_opcode_info *info = &vrnic_opcode[op];
 	u32 pad = -payload & 3;
 	struct sk_buff *skb;
 	u8 *hdr;
 
-	skb = vrnic_skb_alloc(vrnic_qp_dev(qp), info->length + payload + pad +
-				 VRNIC_ICRC_BYTES);
+	skb = vrnic_skb_alloc(vrnic_qp_dev(qp), info->length +
+			      (lent ? 0 : payload + pad + VRNIC_ICRC_BYTES));
 	if (!skb)
 		return NULL;
 	hdr = skb->data;
@@ -76,7 +80,8 @@ static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
 		qp->attr.dest_qp_num, false, psn);
 	if (info->mask & VRNIC_M_AETH)
 		aeth_set((void *)(hdr + info->off_aeth), syn, qp->xport.msn);
-	memset(hdr + info->length + payload, 0, pad);
+	if (!lent)
+		memset(hdr + info->length + payload, 0, pad);
 	return skb;
 }
 
@@ -85,7 +90,7 @@ static void vrnic_send_ack(struct vrnic_qp *qp, u8 syn, u32 psn)
 {
 	struct sk_buff *skb;
 
-	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn);
+	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, false);
 	if (skb)
 		vrnic_resp_xmit(qp, skb, 0);
 }
@@ -131,7 +136,8 @@ static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
 	struct sk_buff *skb;
 
 	skb = vrnic_resp_alloc(qp, op, psn, 0,
-			       VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID);
+			       VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID,
+			       false);
 	if (!skb)
 		return;
 	ack = (void *)(skb->data + vrnic_opcode[op].off_atmack);
@@ -348,7 +354,8 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 	u32 mtu = xp->mtu, n, roce_bytes;
 	struct vrnic_mr *mr;
 	struct sk_buff *skb;
-	bool first, last;
+	bool first, last, lend;
+	int err;
 	u8 op;
 
 	while (res->valid && vrnic_psn_cmp(res->cur_psn, res->last_psn) <= 0) {
@@ -367,9 +374,10 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			op = VRNIC_READ_RESP_LAST;
 		else
 			op = VRNIC_READ_RESP_MIDDLE;
+		lend = vrnic_lend_ok(n, 1);
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
 				       VRNIC_AETH_ACK |
-				       VRNIC_AETH_CREDIT_INVALID);
+				       VRNIC_AETH_CREDIT_INVALID, lend);
 		if (!skb)
 			return VRNIC_READ_MORE;	/* retry from the work item */
 		if (n) {
@@ -385,10 +393,20 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 					       res->cur_psn);
 				return VRNIC_READ_DONE;
 			}
-			vrnic_mr_copy(mr, res->va,
-				      skb->data + vrnic_opcode[VRNIC_OP_RC | op].length,
-				      n, VRNIC_FROM_MR);
+			err = 0;
+			if (lend) {
+				err = vrnic_mr_lend(mr, res->va, n, skb) ?:
+				      vrnic_skb_add_tail(skb, -n & 3);
+			} else {
+				vrnic_mr_copy(mr, res->va,
+					      skb->data + vrnic_opcode[VRNIC_OP_RC | op].length,
+					      n, VRNIC_FROM_MR);
+			}
 			vrnic_mr_put(mr);
+			if (err) {
+				kfree_skb(skb);
+				return VRNIC_READ_MORE;	/* as above */
+			}
 		}
 		roce_bytes = skb->len;
 		vrnic_resp_xmit(qp, skb, n);

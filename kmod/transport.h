@@ -308,6 +308,7 @@ void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova);
 struct vrnic_av;
 u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
+bool vrnic_lend_ok(u32 payload, u32 num_sge);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 

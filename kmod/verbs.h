@@ -622,6 +622,20 @@ int vrnic_mr_atomic_write(struct vrnic_mr *mr, u64 iova, const u8 *data);
 int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 		   u32 len, enum vrnic_copy_dir dir);
 
+/*
+ * Zero-copy transmit (mr.c): a packet's payload as fragments that hold
+ * references to the MR's pages, which stay alive until the skb is freed.
+ * vrnic_dma_lend() is vrnic_dma_copy(VRNIC_FROM_MR) for a non-inline WQE,
+ * vrnic_mr_lend() the same for one checked MR range; both take at most a
+ * page and need two free fragments per MR range.  vrnic_skb_add_tail()
+ * then appends the pad and the ICRC's room.
+ */
+int vrnic_dma_lend(struct vrnic_pd *pd, struct vrnic_dma *dma, u32 len,
+		   struct sk_buff *skb);
+int vrnic_mr_lend(struct vrnic_mr *mr, u64 iova, u32 len,
+		  struct sk_buff *skb);
+int vrnic_skb_add_tail(struct sk_buff *skb, u32 pad);
+
 /* Place @dma's cursor @off bytes in (at most its length). */
 void vrnic_dma_seek(struct vrnic_dma *dma, u32 off);
 

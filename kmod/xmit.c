@@ -2,8 +2,10 @@
 /*
  * vrnic: putting RoCEv2 packets on the wire.
  *
- * A packet is built as one linear skb: the transport headers, payload,
- * pad and ICRC are written by the engines, this file pushes the UDP and
+ * A packet is built as one skb: the engines write the transport headers
+ * into its linear area and the payload either there (a copy) or, with
+ * zero_copy, as fragments lent from the MR's pages (vrnic_mr_lend()),
+ * followed by the pad and the ICRC's room.  This file pushes the UDP and
  * IP headers, computes the ICRC and hands the skb to the routing stack,
  * which resolves the neighbour and adds the Ethernet header.
  *
@@ -25,7 +27,6 @@
 #include <net/udp.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
-#include <asm/unaligned.h>
 
 #include "vrnic.h"
 #include "hdr.h"
@@ -33,6 +34,35 @@
 #include "cc.h"
 
 #define VRNIC_DEFAULT_TTL	64
+
+/*
+ * Zero-copy transmit: an RC payload of at least VRNIC_LEND_MIN bytes from
+ * at most VRNIC_LEND_MAX_SGE SGEs is lent to the skb instead of copied
+ * into it.  Smaller payloads copy: a page reference and a fragment cost
+ * about what copying a few hundred bytes does.  Each SGE's part of a
+ * payload (at most a page) spans at most two pages, hence two fragments
+ * per SGE, and one more for the pad and ICRC.
+ */
+#define VRNIC_LEND_MIN		1024
+#define VRNIC_LEND_MAX_SGE	((MAX_SKB_FRAGS - 1) / 2)
+
+static bool zero_copy = true;
+module_param(zero_copy, bool, 0644);
+MODULE_PARM_DESC(zero_copy,
+		 "send RC payloads of 1 KiB or more from the MR's pages instead of a copy (default: on)");
+
+/**
+ * vrnic_lend_ok - build a packet's payload with vrnic_mr_lend()?
+ * @payload: its bytes
+ * @num_sge: SGEs of the WQE it comes from (0: inline data), or 1 for a
+ *	READ response (one MR)
+ */
+bool vrnic_lend_ok(u32 payload, u32 num_sge)
+{
+	BUILD_BUG_ON(SZ_4K > PAGE_SIZE);	/* the largest IB MTU in a page */
+	return READ_ONCE(zero_copy) && payload >= VRNIC_LEND_MIN &&
+	       num_sge && num_sge <= VRNIC_LEND_MAX_SGE;
+}
 
 /*
  * RoCEv2 UDP source port: IBA A17.5.1.1 leaves it to the sender and asks
@@ -137,12 +167,18 @@ static void vrnic_push_udp(struct sk_buff *skb, u16 sport)
 	udph->check = 0;
 }
 
+/*
+ * The ICRC is the packet's last 4 bytes: in the linear area, or in the
+ * fragment vrnic_skb_add_tail() added after lent payload pages.
+ */
 static void vrnic_finish_icrc(struct sk_buff *skb)
 {
 	u8 *bth = skb_transport_header(skb) + sizeof(struct udphdr);
-	u32 len = skb_tail_pointer(skb) - bth - VRNIC_ICRC_BYTES;
+	u32 off = bth - skb->data;
+	u32 len = skb->len - off - VRNIC_ICRC_BYTES;
+	__le32 icrc = cpu_to_le32(vrnic_icrc_compute(skb, bth, len));
 
-	put_unaligned_le32(vrnic_icrc_compute(skb, bth, len), bth + len);
+	skb_store_bits(skb, off + len, &icrc, sizeof(icrc));
 }
 
 /*

@@ -726,6 +726,173 @@ TEST_F(dp_security, recv_with_bad_lkey_is_local_protection_error)
 	sec_recv_bad(_metadata, self, true);
 }
 
+/*
+ * -- a source MR deregistered while its packets are still queued --
+ *
+ * vrnic sends an RC payload from the MR's own pages (zero-copy transmit):
+ * a queued packet holds references to the pages, not to the MR.  Here the
+ * owner of the source deregisters it and unmaps the memory while the
+ * packets wait in a netem delay on the way out, then maps and fills fresh
+ * memory, which would take over the old pages had they been freed.  The
+ * sink must receive the source's bytes or keep its own, at every offset,
+ * and all of the source's if the operation completed successfully.
+ */
+#define SEC_RACE_LEN	((size_t)64 * 1024)
+#define SEC_RACE_DELAY	"300ms"
+#define SEC_RACE_FILL	(64L << 20)	/* fresh memory after the unmap */
+
+static uint8_t sec_race_src(size_t i)
+{
+	return 0x5a ^ (i * 13) ^ (i >> 9);
+}
+
+static uint8_t sec_race_sink(size_t i)
+{
+	return 0xc3 ^ (i * 5);
+}
+
+/* The veth end in @ns (the responder's), for its egress qdisc. */
+static int sec_peer_veth(const char *ns, char *name, size_t size)
+{
+	char cmd[256];
+	FILE *f;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip -n %s -o link show type veth | sed -n '1s/^[0-9]*: \\([^@:]*\\).*/\\1/p'",
+		 ns);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	ok = fgets(name, size, f) != NULL;
+	pclose(f);
+	if (!ok)
+		return -1;
+	name[strcspn(name, "\n")] = 0;
+	return name[0] ? 0 : -1;
+}
+
+/*
+ * @read: the requester READs from the responder's source (the responder's
+ * READ responses wait in the delay); else it WRITEs from its own source
+ * (its requests wait).
+ */
+static void sec_dereg_in_flight(struct __test_metadata *_metadata,
+				FIXTURE_DATA(dp_security) *self, bool read)
+{
+	const char *ns = getenv("DP_NS"), *veth = getenv("DP_VETH");
+	struct dp_dev *src_dev = read ? self->b : self->a;
+	struct dp_dev *sink_dev = read ? self->a : self->b;
+	uint8_t *src, *sink, *fill;
+	struct ibv_mr *smr, *kmr;
+	struct ibv_send_wr wr = {
+		.wr_id = 9,
+		.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+		.num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_sge sge;
+	char qdisc_dev[64] = "", qdisc_ns[80] = "";
+	size_t i, got_src = 0;
+	struct ibv_wc wc;
+	int ret;
+
+	if (self->a != self->b) {
+		/* The side that sends the payload delays it. */
+		ASSERT_NE(NULL, ns);
+		ASSERT_NE(NULL, veth);
+		if (read) {
+			ASSERT_EQ(0, sec_peer_veth(ns, qdisc_dev,
+						   sizeof(qdisc_dev)));
+			snprintf(qdisc_ns, sizeof(qdisc_ns), "-n %s", ns);
+		} else {
+			snprintf(qdisc_dev, sizeof(qdisc_dev), "%s", veth);
+		}
+		ASSERT_EQ(0, vrnic_sh("tc %s qdisc add dev %s root netem delay "
+				      SEC_RACE_DELAY " limit 10000",
+				      qdisc_ns, qdisc_dev));
+	}
+
+	src = mmap(NULL, SEC_RACE_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sink = mmap(NULL, SEC_RACE_LEN, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, sink);
+	for (i = 0; i < SEC_RACE_LEN; i++) {
+		src[i] = sec_race_src(i);
+		sink[i] = sec_race_sink(i);
+	}
+	smr = ibv_reg_mr(src_dev->pd, src, SEC_RACE_LEN,
+			 read ? IBV_ACCESS_REMOTE_READ : 0);
+	kmr = ibv_reg_mr(sink_dev->pd, sink, SEC_RACE_LEN,
+			 IBV_ACCESS_LOCAL_WRITE |
+			 (read ? 0 : IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_NE(NULL, smr) TH_LOG("reg_mr: %s", strerror(errno));
+	ASSERT_NE(NULL, kmr) TH_LOG("reg_mr: %s", strerror(errno));
+
+	sge.length = SEC_RACE_LEN;
+	if (read) {
+		sge.addr = (uintptr_t)sink;
+		sge.lkey = kmr->lkey;
+		wr.wr.rdma.remote_addr = (uintptr_t)src;
+		wr.wr.rdma.rkey = smr->rkey;
+	} else {
+		sge.addr = (uintptr_t)src;
+		sge.lkey = smr->lkey;
+		wr.wr.rdma.remote_addr = (uintptr_t)sink;
+		wr.wr.rdma.rkey = kmr->rkey;
+	}
+	wr.sg_list = &sge;
+	ASSERT_EQ(0, ibv_post_send(self->qa.qp, &wr, &bad));
+
+	/* The packets are built; in the pair variant they wait in netem. */
+	usleep(read ? 150000 : 50000);
+	ASSERT_EQ(0, ibv_dereg_mr(smr));
+	ASSERT_EQ(0, munmap(src, SEC_RACE_LEN));
+	fill = mmap(NULL, SEC_RACE_FILL, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, fill);
+	memset(fill, 0xee, SEC_RACE_FILL);
+
+	ret = dp_poll(self->qa.cq, &wc, dp_timeout_ms());
+	if (qdisc_dev[0])
+		vrnic_sh("tc %s qdisc del dev %s root", qdisc_ns, qdisc_dev);
+	munmap(fill, SEC_RACE_FILL);
+	ASSERT_EQ(0, ret) TH_LOG("no completion");
+
+	for (i = 0; i < SEC_RACE_LEN; i++) {
+		if (sink[i] == sec_race_src(i))
+			got_src++;
+		else
+			ASSERT_EQ(sec_race_sink(i), sink[i])
+				TH_LOG("sink byte %zu is %#x: neither the source's %#x nor its own",
+				       i, sink[i], sec_race_src(i));
+	}
+	TH_LOG("%s: %s, %zu of %zu bytes from the source",
+	       read ? "READ" : "WRITE", ibv_wc_status_str(wc.status),
+	       got_src, SEC_RACE_LEN);
+	if (wc.status == IBV_WC_SUCCESS)
+		ASSERT_EQ(SEC_RACE_LEN, got_src);
+	ibv_dereg_mr(kmr);
+	munmap(sink, SEC_RACE_LEN);
+}
+
+TEST_F(dp_security, write_source_deregistered_in_flight_sends_only_its_bytes)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_dereg_in_flight(_metadata, self, false);
+}
+
+TEST_F(dp_security, read_source_deregistered_in_flight_sends_only_its_bytes)
+{
+	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
+		return;
+	sec_dereg_in_flight(_metadata, self, true);
+}
+
 int main(int argc, char **argv)
 {
 	if (dp_own_setup(argv))
