@@ -21,6 +21,10 @@
 # requester's veth end: bandwidth kept, and the requester's retransmitted
 # packets against the packets netem dropped.
 #
+# Zero-copy (every round, after the loss rows): vrnic's 64 KiB WRITE and
+# READ with its zero_copy module parameter on and off, on one device and
+# across that veth pair.
+#
 # The matrix runs BENCH_REPS rounds (default 5), rxe first in odd rounds
 # and vrnic first in even ones; every row reports the median of its
 # rounds, with the minimum and maximum.  The guest boots without
@@ -250,6 +254,35 @@ run_loss() {
 	printf '  %-6s %-16s %s retransmitted, %s dropped by netem\n' lossy "" "$((r1 - r0))" "${d:-0}"
 }
 
+# ---- zero-copy transmit, on and off ----
+# vrnic's zero_copy module parameter: RC payloads lent from the MR's
+# pages (on, the default) or copied into the skb (off).  Both rows on one
+# device (local delivery: the receiver reads the sender's pages) and
+# across the veth pair (the netdev carries the pages); which setting goes
+# first alternates by round.
+ZC_PARAM=/sys/module/vrnic/parameters/zero_copy
+ZC_ROWS=(
+	"write_bw_64KiB ib_write_bw 65536 1000 bw"
+	"read_bw_64KiB ib_read_bw 65536 1000 bw"
+)
+ZC_TOPOS=(local pair)
+
+run_zero_copy() {
+	local g0 g1 row mode modes=(1 0)
+
+	((ROUND % 2)) || modes=(0 1)
+	g0=$(roce_gid_index vrnic_a "$IP_A") || return 1
+	g1=$(roce_gid_index vrnic_b "$IP_B") || return 1
+	for row in "${ZC_ROWS[@]}"; do
+		for mode in "${modes[@]}"; do
+			echo "$mode" >"$ZC_PARAM" || return 1
+			perf_run "zc${mode}_local" "$row" "$NS_A" vrnic_a "$g0" "$NS_A" vrnic_a "$g0" "$IP_A"
+			perf_run "zc${mode}_pair" "$row" "$NS_B" vrnic_b "$g1" "$NS_A" vrnic_a "$g0" "$IP_B"
+		done
+	done
+	echo 1 >"$ZC_PARAM"
+}
+
 ratio() {
 	[[ -n $1 && -n $2 ]] || { echo null; return; }
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == 0) print "null"; else printf "%.3f\n", b / a }'
@@ -266,7 +299,7 @@ spread() {
 }
 
 write_reports() {
-	local row name tool size iters kind unit rx vr r first=1
+	local row name tool size iters kind unit rx vr r topo first=1
 
 	{
 		echo "# vrnic vs rdma_rxe ($(uname -r), $(nproc) vCPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
@@ -301,6 +334,20 @@ write_reports() {
 			"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}") |" \
 			"${RESULT[loss.retransmits]:--} | ${RESULT[loss.dropped]:--} |" \
 			"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}") |"
+		echo
+		echo "## Zero-copy transmit: vrnic with zero_copy on and off"
+		echo
+		echo "vrnic_a alone (local delivery) and vrnic_a to vrnic_b over the veth pair (MTU 1500), 64 KiB, -n $((1000 * SCALE)); medians (min-max) of $REPS rounds."
+		echo
+		echo "| row | topology | copy MB/s | zero-copy MB/s | zero-copy/copy |"
+		echo "|---|---|---:|---:|---:|"
+		for row in "${ZC_ROWS[@]}"; do
+			read -r name _ <<<"$row"
+			for topo in "${ZC_TOPOS[@]}"; do
+				echo "| $name | $topo | $(spread "zc0_$topo.$name") | $(spread "zc1_$topo.$name") |" \
+					"$(ratio "${RESULT[zc0_$topo.$name]:-}" "${RESULT[zc1_$topo.$name]:-}" | sed 's/null/-/') |"
+			done
+		done
 	} >"$OUT/bench.md"
 
 	{
@@ -332,6 +379,22 @@ write_reports() {
 			"$(json_num "${RESULT[loss.dropped]:-}")" \
 			"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}")" \
 			"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}")"
+		echo ","
+		echo "  \"zero_copy\": ["
+		first=1
+		for row in "${ZC_ROWS[@]}"; do
+			read -r name _ <<<"$row"
+			for topo in "${ZC_TOPOS[@]}"; do
+				[[ $first -eq 1 ]] || echo ","
+				first=0
+				printf '    {"name": "%s", "topology": "%s", "copy": %s, "zero_copy": %s, "ratio": %s}' \
+					"$name" "$topo" "$(json_num "${RESULT[zc0_$topo.$name]:-}")" \
+					"$(json_num "${RESULT[zc1_$topo.$name]:-}")" \
+					"$(ratio "${RESULT[zc0_$topo.$name]:-}" "${RESULT[zc1_$topo.$name]:-}")"
+			done
+		done
+		echo
+		echo "  ]"
 		echo "}"
 	} >"$OUT/bench.json"
 }
@@ -381,6 +444,8 @@ for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 	echo "bench: round $ROUND/$REPS: vrnic to vrnic, netem loss $LOSS"
 	if bench_pair_setup; then
 		run_loss || { echo "bench: the loss rows could not run"; status=1; }
+		echo "bench: round $ROUND/$REPS: vrnic zero_copy on and off"
+		run_zero_copy || { echo "bench: the zero-copy rows could not run"; status=1; }
 	else
 		echo "bench: could not set up the vrnic pair"
 		status=1
