@@ -368,34 +368,43 @@ struct vrnic_mr *vrnic_rkey_get(struct vrnic_qp *qp, u32 key, u64 iova,
 /* ------------------------------------------------------- data movement */
 
 /*
+ * Kernel address of byte @iova of a kernel MR (fast-registered or DMA)
+ * and how many bytes follow it contiguously; NULL for a fast-registered
+ * page the MR does not hold, which vrnic_mr_get()'s bounds check rules
+ * out.
+ */
+static void *vrnic_mr_kva(struct vrnic_mr *mr, u64 iova, u32 *avail)
+{
+	u64 pos, bsize, in;
+
+	if (mr->type != VRNIC_MR_FAST) {
+		*avail = U32_MAX;
+		return (void *)(uintptr_t)iova;
+	}
+	pos = iova - mr->iova + mr->offset;
+	bsize = 1ULL << mr->page_shift;
+	in = pos & (bsize - 1);
+	if (WARN_ON_ONCE((pos >> mr->page_shift) >= mr->nbuf))
+		return NULL;
+	*avail = min_t(u64, bsize - in, U32_MAX);
+	return (void *)(uintptr_t)(mr->page_list[pos >> mr->page_shift] + in);
+}
+
+/*
  * Kernel address of byte @iova of @mr and how many bytes follow it
  * contiguously; user pages are mapped with kmap_local_page() and must be
  * released with vrnic_mr_unmap().
  */
 static void *vrnic_mr_map(struct vrnic_mr *mr, u64 iova, u32 *avail)
 {
-	u64 pos = iova - mr->iova;
-	u64 bsize, in;
+	u64 pos, in;
 
-	switch (mr->type) {
-	case VRNIC_MR_USER:
-		pos += mr->offset;
-		in = pos & ~PAGE_MASK;
-		*avail = PAGE_SIZE - in;
-		return kmap_local_page(mr->pages[pos >> PAGE_SHIFT]) + in;
-	case VRNIC_MR_FAST:
-		pos += mr->offset;
-		bsize = 1ULL << mr->page_shift;
-		in = pos & (bsize - 1);
-		if (WARN_ON_ONCE((pos >> mr->page_shift) >= mr->nbuf))
-			return NULL;
-		*avail = min_t(u64, bsize - in, U32_MAX);
-		return (void *)(uintptr_t)(mr->page_list[pos >> mr->page_shift] +
-					   in);
-	default:
-		*avail = U32_MAX;
-		return (void *)(uintptr_t)iova;
-	}
+	if (mr->type != VRNIC_MR_USER)
+		return vrnic_mr_kva(mr, iova, avail);
+	pos = iova - mr->iova + mr->offset;
+	in = pos & ~PAGE_MASK;
+	*avail = PAGE_SIZE - in;
+	return kmap_local_page(mr->pages[pos >> PAGE_SHIFT]) + in;
 }
 
 static void vrnic_mr_unmap(struct vrnic_mr *mr, void *va)
@@ -623,33 +632,26 @@ int vrnic_dma_copy(struct vrnic_pd *pd, struct vrnic_dma *dma, void *buf,
 static struct page *vrnic_mr_page(struct vrnic_mr *mr, u64 iova, u32 *off,
 				  u32 *avail)
 {
-	u64 pos = iova - mr->iova;
 	struct page *page;
+	u64 pos;
+	u32 run;
 	void *va;
 
-	switch (mr->type) {
-	case VRNIC_MR_USER:
-		pos += mr->offset;
+	if (mr->type == VRNIC_MR_USER) {
+		pos = iova - mr->iova + mr->offset;
 		*off = pos & ~PAGE_MASK;
 		*avail = PAGE_SIZE - *off;
 		return mr->pages[pos >> PAGE_SHIFT];
-	case VRNIC_MR_FAST:
-		pos += mr->offset;
-		if ((pos >> mr->page_shift) >= mr->nbuf) {
-			/* Not mapped: vrnic_mr_copy() refuses it too. */
-			*off = 0;
-			*avail = PAGE_SIZE;
-			return NULL;
-		}
-		va = (void *)(uintptr_t)(mr->page_list[pos >> mr->page_shift] +
-					 (pos & ((1ULL << mr->page_shift) - 1)));
-		break;
-	default:
-		va = (void *)(uintptr_t)iova;
-		break;
+	}
+	va = vrnic_mr_kva(mr, iova, &run);
+	if (!va) {
+		/* Not mapped: vrnic_mr_copy() refuses it too. */
+		*off = 0;
+		*avail = PAGE_SIZE;
+		return NULL;
 	}
 	*off = offset_in_page(va);
-	*avail = PAGE_SIZE - *off;
+	*avail = min_t(u32, PAGE_SIZE - *off, run);
 	if (!virt_addr_valid(va))
 		return NULL;
 	page = virt_to_page(va);
