@@ -8,7 +8,8 @@
 #  2. the VM selftests: selftests/vm/vm.sh check, "vm/..." lines, in one
 #     guest or in VRNIC_CHECK_GUESTS guests at once sharing one queue of
 #     test files (a machine with two host CPUs per guest); the files that
-#     need systemd as PID 1 in a boot of their own.
+#     need systemd as PID 1 in a boot of their own, and so each file marked
+#     "# VRNIC_VM_BOOT=own".
 #
 # The last line is "N passed, N failed" (", N skipped" when some were).
 # Exit status is non-zero on any failure, on a missing result and when the
@@ -123,6 +124,7 @@ vm_tests() {
 		failed_extra=1
 	elif [[ $guests -eq 1 ]]; then
 		vm_boot "" "" "$@"
+		own_boots "$@"
 		# The files that need systemd as PID 1 run in a boot of their own.
 		if [[ -n $(systemd_tests "$@") ]]; then
 			echo "# VM selftests under systemd (VRNIC_VM_INIT=systemd vm.sh check)"
@@ -164,6 +166,7 @@ vm_shared() {
 		pids+=("$!")
 	done
 	vm_boot "" "$claims" "$@"
+	own_boots "$@"
 	for pid in "${pids[@]}"; do
 		wait "$pid"
 	done
@@ -188,13 +191,14 @@ vm_shared() {
 	rm -rf "$claims" "$tmp"
 }
 
-# The test files marked "# VRNIC_VM_INIT=systemd" that the test globs
-# (all when none) select.
-systemd_tests() {
-	local f base pat
+# marked_tests LINE [TEST...]: the test files with the comment line LINE
+# that the test globs (all when none) select.
+marked_tests() {
+	local f base pat line=$1
+	shift
 
 	for f in "$REPO"/selftests/*.sh; do
-		grep -q '^# VRNIC_VM_INIT=systemd$' "$f" || continue
+		grep -qx -- "$line" "$f" || continue
 		base=${f##*/}
 		[[ $# -eq 0 ]] && echo "$base"
 		for pat in "$@"; do
@@ -202,6 +206,23 @@ systemd_tests() {
 			[[ $base == $pat || $base == "$pat.sh" ]] && echo "$base" && break
 		done
 	done
+}
+
+systemd_tests() {
+	marked_tests '# VRNIC_VM_INIT=systemd' "$@"
+}
+
+# own_boots [TEST...]: each selected file marked "# VRNIC_VM_BOOT=own" in a
+# boot of its own.  Such a file leaves state behind that another file's
+# run would trip over, or trips over theirs (see the marked file).
+own_boots() {
+	local name
+
+	while IFS= read -r name; do
+		[[ -n $name ]] || continue
+		echo "# VM selftests: $name in a boot of its own"
+		vm_boot "" "" "$name"
+	done < <(marked_tests '# VRNIC_VM_BOOT=own' "$@")
 }
 
 # vm_boot INIT CLAIMS [TEST...]: one boot of vm.sh check, its results
