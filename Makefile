@@ -191,17 +191,21 @@ dkms-install: deps dkms-build
 # dkms into a staging root under build/dkms/ (a symlink copy of this
 # kernel's module tree, indexed with depmod), so the VM only has to copy
 # the result in.  The host's /lib/modules is not touched.
+# MODTREE is the kernel's installed module tree; the debug kernel
+# (selftests/vm/debug-kernel.sh) passes its own, with KVER and KDIR.
 DKMS_STAGE := $(BUILD)/dkms
+MODTREE ?= /lib/modules/$(KVER)
 dkms-stage:
-	$(MAKE) dkms-build DKMS_SOURCES=$(DKMS_STAGE)/src DKMS_TREE=$(DKMS_STAGE)/tree
-	rm -rf $(DKMS_STAGE)/root
+	$(MAKE) dkms-build DKMS_SOURCES=$(DKMS_STAGE)/src DKMS_TREE=$(DKMS_STAGE)/tree \
+		DKMS_OPTS='--dkmstree $(DKMS_STAGE)/tree --sourcetree $(DKMS_STAGE)/src --kernelsourcedir $(KDIR)'
+	rm -rf $(DKMS_STAGE)/root/lib/modules/$(KVER)
 	mkdir -p $(DKMS_STAGE)/root/lib/modules/$(KVER)
-	cp -as /lib/modules/$(KVER)/kernel $(DKMS_STAGE)/root/lib/modules/$(KVER)/
-	cp /lib/modules/$(KVER)/modules.order /lib/modules/$(KVER)/modules.builtin* \
+	cp -as $(MODTREE)/kernel $(DKMS_STAGE)/root/lib/modules/$(KVER)/
+	cp $(MODTREE)/modules.order $(MODTREE)/modules.builtin* \
 		$(DKMS_STAGE)/root/lib/modules/$(KVER)/
 	dkms install vrnic/$(VERSION) -k $(KVER) --force --no-depmod \
 		--dkmstree $(DKMS_STAGE)/tree --sourcetree $(DKMS_STAGE)/src \
-		--installtree $(DKMS_STAGE)/root/lib/modules
+		--kernelsourcedir $(KDIR) --installtree $(DKMS_STAGE)/root/lib/modules
 	depmod -b $(DKMS_STAGE)/root $(KVER)
 
 install: cpp

@@ -6,9 +6,12 @@
 #
 #   debug-kernel.sh build    build (or reuse) the kernel, print its paths
 #   debug-kernel.sh kmod     build vrnic against it into build/debug-kmod/
+#   debug-kernel.sh stage    make dkms-stage for it (server_boot.sh)
 #   debug-kernel.sh check [TEST...]
-#                            both, then vm.sh check on the debug kernel
-#                            (all tests, the stress tests at full scale)
+#                            all three, then selftests/check.sh's VM half
+#                            on the debug kernel (all tests, each boot as
+#                            make check boots them, the stress tests at
+#                            full scale)
 #   debug-kernel.sh vm ARGS  vm.sh ARGS on the debug kernel (e.g. run -- CMD)
 #
 # The kernel is linux-source-6.1's tree configured from x86_64 defconfig
@@ -144,6 +147,18 @@ build_kmod() {
 		die "selftests/widen does not build against $(kernel_release)"
 }
 
+# The DKMS package built and installed for the debug kernel into
+# build/dkms/root/lib/modules/$KVER (make dkms-stage), where
+# server_boot.sh finds it as it finds the Debian kernel's.
+stage_dkms() {
+	make -s -C "$REPO" dkms-stage KVER="$(kernel_release)" KDIR="$OBJ" \
+		MODTREE="$MODROOT/lib/modules/$(kernel_release)" >"$KMOD_OUT/dkms-stage.log" 2>&1 || {
+		tail -n 20 "$KMOD_OUT/dkms-stage.log" >&2
+		die "make dkms-stage failed for $(kernel_release)"
+	}
+	msg "staged the DKMS install for $(kernel_release)"
+}
+
 # vm.sh on the debug kernel.  KASAN wants memory (its shadow is an eighth
 # of RAM, plus quarantine) and everything runs 2-4 times slower than on
 # the Debian kernel: a bigger guest, longer timeouts, lockup detection on,
@@ -151,19 +166,19 @@ build_kmod() {
 # ACPI interpreter runs so slowly that evaluating the PCI routing method
 # (_PRT) hits its 30 s loop timeout once per virtio device (two minutes of
 # boot for nothing: virtio uses MSI-X).
-run_vm() {
-	VRNIC_VM_APPEND="acpi=noirq ${VRNIC_VM_APPEND:-}" \
-	KVER=$(kernel_release) \
-	VRNIC_VM_KERNEL=$OBJ/arch/x86/boot/bzImage \
-	VRNIC_VM_MODROOT=$MODROOT \
-	VRNIC_KO=${VRNIC_KO:-$KMOD_OUT/kmod/vrnic.ko} \
-	VRNIC_WIDEN_KO=${VRNIC_WIDEN_KO:-$KMOD_OUT/widen/vrnic_widen.ko} \
-	VRNIC_VM_MEM=${VRNIC_VM_MEM:-3G} \
-	VRNIC_VM_LOCKUP=${VRNIC_VM_LOCKUP:-20} \
-	VRNIC_VM_TIMEOUT=${VRNIC_VM_TIMEOUT:-14400} \
-	VRNIC_TEST_TIMEOUT_FACTOR=${VRNIC_TEST_TIMEOUT_FACTOR:-4} \
-	VRNIC_STRESS_SCALE=${VRNIC_STRESS_SCALE:-100} \
-		"$VM_DIR/vm.sh" "$@"
+vm_env() {
+	export VRNIC_VM_APPEND="acpi=noirq ${VRNIC_VM_APPEND:-}"
+	export KVER
+	KVER=$(kernel_release)
+	export VRNIC_VM_KERNEL=$OBJ/arch/x86/boot/bzImage
+	export VRNIC_VM_MODROOT=$MODROOT
+	export VRNIC_KO=${VRNIC_KO:-$KMOD_OUT/kmod/vrnic.ko}
+	export VRNIC_WIDEN_KO=${VRNIC_WIDEN_KO:-$KMOD_OUT/widen/vrnic_widen.ko}
+	export VRNIC_VM_MEM=${VRNIC_VM_MEM:-3G}
+	export VRNIC_VM_LOCKUP=${VRNIC_VM_LOCKUP:-20}
+	export VRNIC_VM_TIMEOUT=${VRNIC_VM_TIMEOUT:-14400}
+	export VRNIC_TEST_TIMEOUT_FACTOR=${VRNIC_TEST_TIMEOUT_FACTOR:-4}
+	export VRNIC_STRESS_SCALE=${VRNIC_STRESS_SCALE:-100}
 }
 
 main() {
@@ -181,15 +196,23 @@ main() {
 		build_kernel
 		build_kmod
 		;;
+	stage)
+		build_kernel
+		mkdir -p "$KMOD_OUT"
+		stage_dkms
+		;;
 	check)
 		build_kernel
 		build_kmod
-		run_vm check "$@"
+		stage_dkms
+		vm_env
+		VRNIC_CHECK_HOST=0 exec "$REPO/selftests/check.sh" "$@"
 		;;
 	vm)
 		build_kernel
 		[[ -n ${VRNIC_KO:-} ]] || build_kmod
-		run_vm "$@"
+		vm_env
+		exec "$VM_DIR/vm.sh" "$@"
 		;;
 	*)
 		sed -n '/^#   debug-kernel.sh/,/^#$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
@@ -198,4 +221,6 @@ main() {
 	esac
 }
 
-main "$@"
+# One line: bash has read all of it before the (long) run starts, so the
+# file may change meanwhile.
+main "$@"; exit $?
