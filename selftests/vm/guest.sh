@@ -311,17 +311,22 @@ mode_run() {
 	return "$rc"
 }
 
+# A kernel whose modules are not installed on the host (the debug
+# kernel): its module tree, at its host path, becomes /lib/modules/$KVER
+# in the overlay, before anything runs modprobe or installs a module there
+# (a test's preboot under systemd).
+link_moddir() {
+	if [[ -n ${VRNIC_VM_MODDIR:-} && ! -e /lib/modules/$(uname -r) ]]; then
+		ln -s "$VRNIC_VM_MODDIR" "/lib/modules/$(uname -r)"
+	fi
+}
+
 mode_init() {
 	local rc
 
 	# shellcheck source=/dev/null
 	. "$RESULTS/job.env"
-	# A kernel whose modules are not installed on the host (the debug
-	# kernel): its module tree, at its host path, becomes
-	# /lib/modules/$KVER in the overlay, before anything runs modprobe.
-	if [[ -n ${VRNIC_VM_MODDIR:-} && ! -e /lib/modules/$(uname -r) ]]; then
-		ln -s "$VRNIC_VM_MODDIR" "/lib/modules/$(uname -r)"
-	fi
+	link_moddir
 	setup_env
 	export VRNIC_KO VRNIC_REPO VRNIC_TEST_TIMEOUT KTAP_VERBOSE RESULTS
 	export PATH=$PATH:$VRNIC_REPO/build/cmake/ctl
@@ -373,6 +378,7 @@ mode_systemd_setup() {
 	. "$RESULTS/job.env"
 	export VRNIC_KO VRNIC_REPO VRNIC_VM_INIT RESULTS
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	link_moddir
 	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 	for w in /etc/systemd/system/*.wants/*; do
 		[[ -L $w ]] && rm -f "$w"
