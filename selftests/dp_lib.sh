@@ -308,14 +308,14 @@ dp_stall_watch() {
 #   exit 0 within $DP_TIMEOUT.  Reports NAME.
 #
 #   On a lossy link a pair without a closing handshake (ibv_rc_pingpong)
-#   can fail after the client finished: the client destroys its QP as soon
-#   as the last message arrives, and if the ACK it sent for that message
-#   is lost, the server's retries reach no QP (rdma_rxe retries forever
-#   with retry_cnt 7, a vrnic server ends with a retry error).  With
-#   DP_CLOSE_RACE set to what the client prints when it finished (the
-#   pair's own output, e.g. "iters in"), that one outcome, client exit 0
-#   with that line and server failed, is run again once, and the second
-#   run's result counts.
+#   can fail after one side finished: that side destroys its QP as soon
+#   as its last message arrives, and if the ACK it sent for the other
+#   side's last message is lost, the other side's retries reach no QP
+#   (rdma_rxe retries forever with retry_cnt 7, vrnic ends with a retry
+#   error).  Either side can finish first.  With DP_CLOSE_RACE set to what
+#   a side prints when it finished (the pair's own output, e.g. "iters
+#   in"), that one outcome, one side exit 0 with that line and the other
+#   failed, is run again once, and the second run's result counts.
 dp_pair() {
 	local name=$1 wait=$2 sh=$3 scmd=$4 ch=$5 ccmd=$6
 	local log=$DP_LOG/${name//\//_} spid wpid src crc why t0=$SECONDS try
@@ -343,9 +343,14 @@ dp_pair() {
 		echo "# $name: \$ $ccmd"
 		dp_tail "$log.client"
 		dp_tail "$log.stall" 60
-		[[ $try == 1 && -n ${DP_CLOSE_RACE:-} && $crc -eq 0 ]] &&
-			grep -q -- "$DP_CLOSE_RACE" "$log.client" || break
-		ktap_comment "$name: the client finished, the server did not: its last ACK lost after the client closed (see dp_pair); once more"
+		[[ $try == 1 && -n ${DP_CLOSE_RACE:-} ]] || break
+		if [[ $crc -eq 0 ]] && grep -q -- "$DP_CLOSE_RACE" "$log.client"; then
+			ktap_comment "$name: the client finished, the server did not: its last ACK lost after the client closed (see dp_pair); once more"
+		elif [[ $src -eq 0 ]] && grep -q -- "$DP_CLOSE_RACE" "$log.server"; then
+			ktap_comment "$name: the server finished, the client did not: its last ACK lost after the server closed (see dp_pair); once more"
+		else
+			break
+		fi
 	done
 	ktap_comment "$name: $((SECONDS - t0))s"
 	dp_report "$name" $(( crc || src )) "$why"
