@@ -391,20 +391,33 @@ static void *vrnic_mr_kva(struct vrnic_mr *mr, u64 iova, u32 *avail)
 }
 
 /*
+ * The pinned page holding byte @iova of user MR @mr, the byte's offset
+ * in it (@off) and the bytes that follow in the page (@avail).
+ */
+static struct page *vrnic_mr_user_page(struct vrnic_mr *mr, u64 iova,
+				       u32 *off, u32 *avail)
+{
+	u64 pos = iova - mr->iova + mr->offset;
+
+	*off = pos & ~PAGE_MASK;
+	*avail = PAGE_SIZE - *off;
+	return mr->pages[pos >> PAGE_SHIFT];
+}
+
+/*
  * Kernel address of byte @iova of @mr and how many bytes follow it
  * contiguously; user pages are mapped with kmap_local_page() and must be
  * released with vrnic_mr_unmap().
  */
 static void *vrnic_mr_map(struct vrnic_mr *mr, u64 iova, u32 *avail)
 {
-	u64 pos, in;
+	struct page *page;
+	u32 off;
 
 	if (mr->type != VRNIC_MR_USER)
 		return vrnic_mr_kva(mr, iova, avail);
-	pos = iova - mr->iova + mr->offset;
-	in = pos & ~PAGE_MASK;
-	*avail = PAGE_SIZE - in;
-	return kmap_local_page(mr->pages[pos >> PAGE_SHIFT]) + in;
+	page = vrnic_mr_user_page(mr, iova, &off, avail);
+	return kmap_local_page(page) + off;
 }
 
 static void vrnic_mr_unmap(struct vrnic_mr *mr, void *va)
@@ -633,16 +646,11 @@ static struct page *vrnic_mr_page(struct vrnic_mr *mr, u64 iova, u32 *off,
 				  u32 *avail)
 {
 	struct page *page;
-	u64 pos;
 	u32 run;
 	void *va;
 
-	if (mr->type == VRNIC_MR_USER) {
-		pos = iova - mr->iova + mr->offset;
-		*off = pos & ~PAGE_MASK;
-		*avail = PAGE_SIZE - *off;
-		return mr->pages[pos >> PAGE_SHIFT];
-	}
+	if (mr->type == VRNIC_MR_USER)
+		return vrnic_mr_user_page(mr, iova, off, avail);
 	va = vrnic_mr_kva(mr, iova, &run);
 	if (!va) {
 		/* Not mapped: vrnic_mr_copy() refuses it too. */
