@@ -171,7 +171,8 @@ lint: ksrc
 # install it inside the VM (selftests/dkms.sh).
 DKMS_SOURCES ?= /usr/src
 DKMS_TREE ?= /var/lib/dkms
-DKMS_OPTS = --dkmstree $(DKMS_TREE) --sourcetree $(DKMS_SOURCES)
+DKMS_OPTS = --dkmstree $(DKMS_TREE) --sourcetree $(DKMS_SOURCES) \
+	--kernelsourcedir $(KDIR)
 DKMS_SRC = $(DKMS_SOURCES)/vrnic-$(VERSION)
 
 dkms-build:
@@ -195,17 +196,17 @@ dkms-install: deps dkms-build
 # (selftests/vm/debug-kernel.sh) passes its own, with KVER and KDIR.
 DKMS_STAGE := $(BUILD)/dkms
 MODTREE ?= /lib/modules/$(KVER)
+dkms-stage: DKMS_SOURCES = $(DKMS_STAGE)/src
+dkms-stage: DKMS_TREE = $(DKMS_STAGE)/tree
 dkms-stage:
-	$(MAKE) dkms-build DKMS_SOURCES=$(DKMS_STAGE)/src DKMS_TREE=$(DKMS_STAGE)/tree \
-		DKMS_OPTS='--dkmstree $(DKMS_STAGE)/tree --sourcetree $(DKMS_STAGE)/src --kernelsourcedir $(KDIR)'
+	$(MAKE) dkms-build DKMS_SOURCES=$(DKMS_SOURCES) DKMS_TREE=$(DKMS_TREE)
 	rm -rf $(DKMS_STAGE)/root/lib/modules/$(KVER)
 	mkdir -p $(DKMS_STAGE)/root/lib/modules/$(KVER)
 	cp -as $(MODTREE)/kernel $(DKMS_STAGE)/root/lib/modules/$(KVER)/
 	cp $(MODTREE)/modules.order $(MODTREE)/modules.builtin* \
 		$(DKMS_STAGE)/root/lib/modules/$(KVER)/
 	dkms install vrnic/$(VERSION) -k $(KVER) --force --no-depmod \
-		--dkmstree $(DKMS_STAGE)/tree --sourcetree $(DKMS_STAGE)/src \
-		--kernelsourcedir $(KDIR) --installtree $(DKMS_STAGE)/root/lib/modules
+		$(DKMS_OPTS) --installtree $(DKMS_STAGE)/root/lib/modules
 	depmod -b $(DKMS_STAGE)/root $(KVER)
 
 install: cpp
