@@ -26,7 +26,8 @@
 # BENCH_DIAG=1 saves the link's qdisc and interface statistics and the
 # RDMA port counters of both ends around every perftest run (LOG.diag);
 # BENCH_PROFILE=1 samples both guests' CPUs with perf during it
-# (LOG.prof.A, LOG.prof.B: the busiest functions).
+# (LOG.prof.A, LOG.prof.B: the busiest functions); BENCH_PROFILE=g with
+# call graphs (each function's share with what it calls).
 #
 # CPU cost: the busy time (user, nice, system, irq, softirq, steal of
 # /proc/stat) both guests spent during a row, in seconds per GiB of
@@ -152,19 +153,26 @@ diag() {
 }
 
 # prof_start / prof_stop LOG: perf's flat profile of both guests while a
-# client runs (CLIENT_WRAP on A; on B, until prof_stop ends its sleep).
-# A system-wide perf record without a workload, stopped by SIGINT,
-# sampled next to nothing in these guests: each records over a command.
-PROF='perf record -a -F 499 -o /tmp/bench.perf.data --'
-PROF_REPORT='perf report -i /tmp/bench.perf.data --stdio --no-children --sort dso,sym 2>/dev/null | grep -v "^#" | grep . | head -n 60'
+# client runs (CLIENT_WRAP on A; on B, until prof_stop ends its sleep);
+# with BENCH_PROFILE=g, call graphs, reported as each function's share
+# including what it calls.  A system-wide perf record without a
+# workload, stopped by SIGINT, sampled next to nothing in these guests:
+# each records over a command.
+if [[ ${BENCH_PROFILE:-0} == g ]]; then
+	PROF='perf record -a -g -F 499 -o /tmp/bench.perf.data --'
+	PROF_REPORT='perf report -i /tmp/bench.perf.data --stdio --children --sort dso,sym -g none 2>/dev/null | grep -v "^#" | grep . | head -n 120'
+else
+	PROF='perf record -a -F 499 -o /tmp/bench.perf.data --'
+	PROF_REPORT='perf report -i /tmp/bench.perf.data --stdio --no-children --sort dso,sym 2>/dev/null | grep -v "^#" | grep . | head -n 60'
+fi
 CLIENT_WRAP=()
 prof_start() {
-	[[ ${BENCH_PROFILE:-0} == 1 ]] || return 0
+	[[ ${BENCH_PROFILE:-0} != 0 ]] || return 0
 	read -r -a CLIENT_WRAP <<<"command $PROF"
 	peer start prof 0 "$PROF sleep 86400" >/dev/null
 }
 prof_stop() {
-	[[ ${BENCH_PROFILE:-0} == 1 ]] || return 0
+	[[ ${BENCH_PROFILE:-0} != 0 ]] || return 0
 	peer run 10 "pkill -f '^sleep 86400$'" >/dev/null
 	peer wait prof 120 >/dev/null
 	bash -c "$PROF_REPORT" >"$1.prof.A"
