@@ -319,7 +319,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	 * write the buffer again while a lent page still waits in a queue.
 	 */
 	lend = qp->ibqp.qp_type == IB_QPT_RC && op != VRNIC_ATOMIC_WRITE &&
-	       vrnic_lend_ok(payload, wqe->dma.num_sge);
+	       vrnic_lend_ok(&xp->route, payload, wqe->dma.num_sge);
 
 	skb = vrnic_skb_alloc(vdev, info->length + (lend ? 0 : payload + pad +
 						     VRNIC_ICRC_BYTES));
@@ -438,7 +438,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	} else {
 		u32 roce_bytes = skb->len;
 
-		err = vrnic_xmit(vdev, &qp->av, &xp->dst_cache, xp->sport, skb);
+		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport, skb);
 		vrnic_cc_sent(qp, roce_bytes);
 	}
 

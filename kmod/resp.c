@@ -51,7 +51,7 @@ static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
-	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->dst_cache, xp->sport,
+	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->route, xp->sport,
 			skb)) {
 		xp->rq_stats.tx_packets++;
 		xp->rq_stats.tx_bytes += payload;
@@ -374,7 +374,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			op = VRNIC_READ_RESP_LAST;
 		else
 			op = VRNIC_READ_RESP_MIDDLE;
-		lend = vrnic_lend_ok(n, 1);
+		lend = vrnic_lend_ok(&qp->xport.route, n, 1);
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
 				       VRNIC_AETH_ACK |
 				       VRNIC_AETH_CREDIT_INVALID, lend);

@@ -97,6 +97,22 @@ struct vrnic_rdres {
 /* Bit in vrnic_qp_xport.kick: a requester run was asked for. */
 #define VRNIC_XP_KICK	0
 
+/*
+ * A QP's route: the cached dst, and whether the device its last packet
+ * left by takes payload as page fragments (@lend: local delivery, or a
+ * device with NETIF_F_SG).  A device without scatter-gather would have
+ * the stack copy a lent payload into a new linear buffer
+ * (validate_xmit_skb()): an allocation and a copy on top of the lending,
+ * where building the packet linear costs one copy.  @lend is a hint that
+ * every vrnic_xmit() of the QP writes and the engines read without a
+ * lock: a stale value costs one packet that copy or that linearization,
+ * never correctness.
+ */
+struct vrnic_route {
+	struct dst_cache dst_cache;
+	bool lend;
+};
+
 /**
  * struct vrnic_qp_xport - per-QP transport state, embedded in vrnic_qp
  *
@@ -141,7 +157,7 @@ struct vrnic_rdres {
  */
 struct vrnic_qp_xport {
 	/* ---- attributes (modify_qp, both locks held) ---- */
-	struct dst_cache dst_cache;	/* route for the QP's path */
+	struct vrnic_route route;	/* route for the QP's path */
 	u16 sport;			/* UDP source port (ECMP entropy) */
 	u32 mtu;			/* path MTU in bytes */
 	bool stopped;			/* RESET or destroy: engines idle */
@@ -308,9 +324,10 @@ void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova);
 struct vrnic_av;
 u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
-bool vrnic_lend_ok(u32 payload, u32 num_sge);
+bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
+		   u32 num_sge);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
-	       struct dst_cache *cache, u16 sport, struct sk_buff *skb);
+	       struct vrnic_route *route, u16 sport, struct sk_buff *skb);
 
 /* xport.c */
 extern struct workqueue_struct *vrnic_wq;

@@ -49,18 +49,21 @@
 static bool zero_copy = true;
 module_param(zero_copy, bool, 0644);
 MODULE_PARM_DESC(zero_copy,
-		 "send RC payloads of 1 KiB or more from the MR's pages instead of a copy (default: on)");
+		 "send RC payloads of 1 KiB or more from the MR's pages instead of a copy, to local peers and over devices with scatter-gather (default: on)");
 
 /**
  * vrnic_lend_ok - build a packet's payload with vrnic_mr_lend()?
+ * @route: the QP's route (its @lend hint)
  * @payload: its bytes
  * @num_sge: SGEs of the WQE it comes from (0: inline data), or 1 for a
  *	READ response (one MR)
  */
-bool vrnic_lend_ok(u32 payload, u32 num_sge)
+bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
+		   u32 num_sge)
 {
 	BUILD_BUG_ON(SZ_4K > PAGE_SIZE);	/* the largest IB MTU in a page */
-	return READ_ONCE(zero_copy) && payload >= VRNIC_LEND_MIN &&
+	return READ_ONCE(zero_copy) && READ_ONCE(route->lend) &&
+	       payload >= VRNIC_LEND_MIN &&
 	       num_sge && num_sge <= VRNIC_LEND_MAX_SGE;
 }
 
@@ -218,6 +221,12 @@ static bool vrnic_dst_is_local(const struct dst_entry *dst)
 	return dst->dev->flags & IFF_LOOPBACK;
 }
 
+/* Can a packet on @dst carry its payload as page fragments? */
+static bool vrnic_dst_lends(const struct dst_entry *dst)
+{
+	return vrnic_dst_is_local(dst) || (dst->dev->features & NETIF_F_SG);
+}
+
 /* Called with BHs disabled or in softirq context (under @sq_lock/@rq_lock). */
 static int vrnic_loop_xmit(struct sk_buff *skb)
 {
@@ -359,7 +368,7 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
  * vrnic_xmit - send one RoCEv2 packet
  * @vdev: sending device
  * @av: source and destination addresses, TTL, traffic class and SL
- * @cache: the QP's route cache, or NULL to look the route up
+ * @route: the QP's route cache, or NULL to look the route up
  * @sport: UDP source port
  * @skb: from vrnic_skb_alloc(), transport headers and payload filled in;
  *	consumed in every case
@@ -371,10 +380,12 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
  * Return: 0 or a negative errno (no route, device queue full).
  */
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
-	       struct dst_cache *cache, u16 sport, struct sk_buff *skb)
+	       struct vrnic_route *route, u16 sport, struct sk_buff *skb)
 {
+	struct dst_cache *cache = route ? &route->dst_cache : NULL;
 	unsigned int len = skb->len;
 	struct dst_entry *dst;
+	bool lend;
 	u8 dsfield;
 	u32 prio;
 	int err;
@@ -393,6 +404,12 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		goto err_count;
 	}
 	skb->dev = dst->dev;
+	if (route) {
+		/* For the QP's next packets: see struct vrnic_route. */
+		lend = vrnic_dst_lends(dst);
+		if (READ_ONCE(route->lend) != lend)
+			WRITE_ONCE(route->lend, lend);
+	}
 	vrnic_push_udp(skb, sport);
 
 	if (av->network_type == RDMA_NETWORK_IPV4)

@@ -35,9 +35,10 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	struct vrnic_qp_xport *xp = &qp->xport;
 	int err;
 
-	err = dst_cache_init(&xp->dst_cache, GFP_KERNEL_ACCOUNT);
+	err = dst_cache_init(&xp->route.dst_cache, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
+	xp->route.lend = true;
 	spin_lock_init(&xp->sq_lock);
 	spin_lock_init(&xp->rq_lock);
 	timer_setup(&xp->retrans_timer, vrnic_req_retrans_timer, 0);
@@ -183,7 +184,7 @@ int vrnic_xport_modify(struct vrnic_qp *qp, const struct ib_qp_attr *attr,
 		xp->sport = vrnic_sport(qp->av.flow_label, qp->ibqp.qp_num,
 					qp->attr.dest_qp_num);
 		/* No user of the cache can run: dst_cache_reset()'s rule. */
-		dst_cache_reset(&xp->dst_cache);
+		dst_cache_reset(&xp->route.dst_cache);
 		vrnic_cc_path_changed(qp);
 	}
 	if (mask & IB_QP_RQ_PSN) {
@@ -258,7 +259,7 @@ void vrnic_xport_destroy(struct vrnic_qp *qp)
 	vrnic_xport_stop(qp);
 	__skb_queue_purge(&xp->backlog);
 	__skb_queue_purge(&xp->ooo);
-	dst_cache_destroy(&xp->dst_cache);
+	dst_cache_destroy(&xp->route.dst_cache);
 	kfree(xp->res);
 	xp->res = NULL;
 	xp->nres = 0;
