@@ -458,6 +458,45 @@ done
 rm -f /dev/shm/bench.mem
 row memcpy dd 1048576 256 1 0 0 MB/s
 
+# The link's own capacity for packets of a full RoCEv2 packet's size at
+# MTU 1500 (UDP payload: BTH 12 + 1024 + ICRC 4), A to B: pktgen on A
+# sends them for 5 s (one at a time, as the drivers do: no burst), B's
+# interface counts what arrived.  The ceiling the rows' packet rates
+# compare with; B's stack discards them (UDP port 9, nothing listens).
+LINK_UDP_BYTES=1040
+link_probe() {
+	local pg=/proc/net/pktgen lt=/proc/net/pktgen/$LINK rx0 rx1 us pid opt
+	local stats="/sys/class/net/$LINK/statistics/rx_packets"
+
+	modprobe pktgen || return 1
+	echo rem_device_all >"$pg/kpktgend_0" &&
+	echo "add_device $LINK" >"$pg/kpktgend_0" || return 1
+	for opt in "count 0" "delay 0" "burst 1" "clone_skb 0" \
+		"pkt_size $((LINK_UDP_BYTES + 8 + 20 + 14))" "dst $PEER_IP" \
+		"dst_mac 52:54:00:76:72:01" "udp_src_min 9" "udp_src_max 9" \
+		"udp_dst_min 9" "udp_dst_max 9"; do
+		echo "$opt" >"$lt" || { echo "pktgen: '$opt' refused" >&2; return 1; }
+	done
+	rx0=$(peer run 5 "cat $stats")
+	echo start >"$pg/pgctrl" &
+	pid=$!
+	sleep 5
+	echo stop >"$pg/pgctrl"
+	wait "$pid"
+	sleep 1
+	rx1=$(peer run 5 "cat $stats")
+	us=$(sed -n 's/^Result: OK: \([0-9]*\)(.*/\1/p' "$lt")
+	echo rem_device_all >"$pg/kpktgend_0"
+	[[ $us =~ ^[0-9]+$ && $rx0 =~ ^[0-9]+$ && $rx1 =~ ^[0-9]+$ ]] || return 1
+	echo "# link: $((rx1 - rx0)) packets of $LINK_UDP_BYTES UDP bytes arrived in $us us" >&2
+	awk -v n=$((rx1 - rx0)) -v us="$us" -v b=$LINK_UDP_BYTES \
+		'BEGIN { printf "%.2f\n", n * b / us }'
+}
+for i in 1 2 3; do
+	echo "val link_udp kernel $i $(link_probe || echo nan)" >>"$SAMPLES"
+done
+row link_udp pktgen "$LINK_UDP_BYTES" 0 1 1500 4 MB/s
+
 nvmet_setup || { echo "no NVMe target on B"; exit 1; }
 for ((ROUND = 1; ROUND <= REPS; ROUND++)); do
 	order=("${DRIVERS[@]}")

@@ -80,20 +80,25 @@ def fmt(x, digits=2):
 
 def hosts(samples, outdir):
     rows, vals, cpu, info, loss = load(samples)
-    out = {"info": info, "perftest": [], "nvme": [], "loss": None}
+    link_size = next((r["size"] for r in rows if r["name"] == "link_udp"), "?")
+    out = {"info": info, "perftest": [], "nvme": [], "loss": None,
+           "link_udp_mbps": summary(vals.get(("link_udp", "kernel"), []))}
     md = ["# Two hosts: vrnic against rdma_rxe", "",
           "Kernel %s, %s vCPU per guest, crc32 shash `%s`, %s rounds; "
-          "kernel copy (tmpfs read, `dd`): %s MB/s; ping min/avg/max %s ms." % (
+          "kernel copy (tmpfs read, `dd`): %s MB/s; ping min/avg/max %s ms; "
+          "the link's capacity for UDP packets of %s payload bytes (a full "
+          "RoCEv2 packet at MTU 1500), A to B (pktgen): %s MB/s." % (
               info.get("kernel", "?"), info.get("cpus", "?"), info.get("crc32", "?"),
               info.get("reps", "?"), fmt(summary(vals.get(("memcpy", "kernel"), [])), 1),
-              info.get("ping_ms", "?")),
+              info.get("ping_ms", "?"), link_size,
+              fmt(summary(vals.get(("link_udp", "kernel"), [])), 2)),
           "", "Median (min-max) of the rounds.  CPU: busy seconds of both guests "
           "per GiB of payload.", "",
           "| row | MTU | IP | QPs | rdma_rxe MB/s | vrnic MB/s | vrnic/rxe | "
           "rxe CPU s/GiB | vrnic CPU s/GiB | CPU vrnic/rxe | vrnic resent |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        if r["tool"] == "dd" or r["name"].startswith("loss_"):
+        if r["tool"] in ("dd", "pktgen") or r["name"].startswith("loss_"):
             continue
         s = {d: summary(vals.get((r["name"], d), [])) for d in DRIVERS}
         c = {d: summary(cpu.get((r["name"], d), [])) for d in DRIVERS}
