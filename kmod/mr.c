@@ -75,7 +75,7 @@ static void vrnic_mr_free(struct vrnic_dev *vdev, struct vrnic_mr *mr)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kvfree(mr->page_list);
-	kfree(mr);
+	kfree_rcu(mr, rcu);
 	vrnic_obj_put(&vdev->num_mr);
 }
 
@@ -254,17 +254,22 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 /* ------------------------------------------------------------ lookup */
 
+/*
+ * Under RCU, not the table's lock: every packet of every message looks
+ * up at least one key.  The struct outlives a concurrent dereg by a
+ * grace period (vrnic_mr_free()), and a reference is only taken while
+ * the table's own is still held (refcount_inc_not_zero()).
+ */
 static struct vrnic_mr *vrnic_mr_find(struct vrnic_dev *vdev, u32 key)
 {
 	struct vrnic_mr *mr;
-	unsigned long flags;
 
-	xa_lock_irqsave(&vdev->mr_xa, flags);
+	rcu_read_lock();
 	mr = xa_load(&vdev->mr_xa, VRNIC_MR_INDEX(key));
 	/* A window's entry is tagged. */
 	if (mr && (xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
-	xa_unlock_irqrestore(&vdev->mr_xa, flags);
+	rcu_read_unlock();
 	return mr;
 }
 

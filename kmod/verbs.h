@@ -512,6 +512,9 @@ enum vrnic_mr_state {
  * @ibmr: core object; ibmr.lkey == ibmr.rkey == key
  * @ref: lookup references; the table holds one
  * @released: completed when @ref reaches zero (dereg waits for it)
+ * @rcu: frees the struct a grace period after dereg: vrnic_mr_find()
+ *	looks up under RCU, and a lookup that found the MR just before
+ *	dereg removed it may still try to take a reference
  * @num_mw: memory windows bound to the MR; dereg fails with -EBUSY while
  *	non-zero (incremented under the mr_xa lock, see mw.c)
  * @key: the current key (lkey == rkey); a kernel consumer changes
@@ -540,6 +543,7 @@ struct vrnic_mr {
 	struct ib_mr ibmr;
 	refcount_t ref;
 	struct completion released;
+	struct rcu_head rcu;
 	atomic_t num_mw;
 	u32 key;
 	u8 type;
