@@ -54,6 +54,9 @@ PEER_IP=10.222.0.1
 MAIN_IP=10.222.0.2
 PEER_IP6=fd00:222::1
 MAIN_IP6=fd00:222::2
+# The link NICs' MACs, as selftests/vm/pair.sh gives them.
+PEER_MAC=52:54:00:76:72:01
+MAIN_MAC=52:54:00:76:72:02
 AGENT_PORT=7007
 NQN=nqn.2026-11.org.vrnic:bench
 OUT=${RESULTS:-/tmp}
@@ -90,7 +93,7 @@ link_up() {
 }
 
 if [[ $ROLE == peer ]]; then
-	link_up 52:54:00:76:72:01 "$PEER_IP" "$PEER_IP6" || exit 1
+	link_up "$PEER_MAC" "$PEER_IP" "$PEER_IP6" || exit 1
 	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
 	exec python3 "$LIB/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
 fi
@@ -422,7 +425,7 @@ nvme_rows() {
 
 # ---- the run ----
 
-link_up 52:54:00:76:72:02 "$MAIN_IP" "$MAIN_IP6" || exit 1
+link_up "$MAIN_MAC" "$MAIN_IP" "$MAIN_IP6" || exit 1
 mkdir -p "$LOGS"
 : >"$SAMPLES"
 echo "# waiting for B's agent on $PEER_IP:$AGENT_PORT"
@@ -430,7 +433,7 @@ wait_for 300 peer run 5 true 2>/dev/null || { echo "B never answered"; exit 1; }
 defer peer quit
 defer dev_del
 # "both" names the link NIC by A's name: the guests are built alike.
-plink=$(peer run 5 "grep -l 52:54:00:76:72:01 /sys/class/net/*/address")
+plink=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address")
 plink=${plink%/address}
 [[ ${plink##*/} == "$LINK" ]] || { echo "B's link NIC is '${plink##*/}', A's '$LINK'"; exit 1; }
 
@@ -473,7 +476,7 @@ link_probe() {
 	echo "add_device $LINK" >"$pg/kpktgend_0" || return 1
 	for opt in "count 0" "delay 0" "burst 1" "clone_skb 0" \
 		"pkt_size $((LINK_UDP_BYTES + 8 + 20 + 14))" "dst $PEER_IP" \
-		"dst_mac 52:54:00:76:72:01" "udp_src_min 9" "udp_src_max 9" \
+		"dst_mac $PEER_MAC" "udp_src_min 9" "udp_src_max 9" \
 		"udp_dst_min 9" "udp_dst_max 9"; do
 		echo "$opt" >"$lt" || { echo "pktgen: '$opt' refused" >&2; return 1; }
 	done
