@@ -25,9 +25,10 @@
 # BENCH_DRIVERS (default "rxe vrnic") the drivers: to look into one row.
 # BENCH_DIAG=1 saves the link's qdisc and interface statistics and the
 # RDMA port counters of both ends around every perftest run (LOG.diag);
-# BENCH_PROFILE=1 samples both guests' CPUs with perf during it
-# (LOG.prof.A, LOG.prof.B: the busiest functions); BENCH_PROFILE=g with
-# call graphs (each function's share with what it calls).
+# BENCH_PROFILE=1 samples both guests' CPUs with perf during it and
+# during each fio row (LOG.prof.A, LOG.prof.B: the busiest functions);
+# BENCH_PROFILE=g with call graphs (each function's share with what it
+# calls).
 #
 # CPU cost: the busy time (user, nice, system, irq, softirq, steal of
 # /proc/stat) both guests spent during a row, in seconds per GiB of
@@ -375,14 +376,17 @@ fio_row() {
 
 	wanted "$name" || return 0
 	log=$LOGS/$name-$label-$ROUND.json
+	prof_start
 	b0=$(cpu_busy)
-	fio --name="$name" --filename="$NVME_DEV" --direct=1 --ioengine=libaio --rw="$rw" \
+	"${CLIENT_WRAP[@]}" fio --name="$name" --filename="$NVME_DEV" --direct=1 --ioengine=libaio --rw="$rw" \
 		--bs="$bs" --iodepth="$qd" --time_based --runtime="$FIO_S" --ramp_time=2 \
 		--output-format=json >"$log" 2>"$log.err" || {
+		prof_stop "${log%.json}"
 		echo "  $label $name: fio failed, see $log.err"
 		return 1
 	}
 	b1=$(cpu_busy)
+	prof_stop "${log%.json}"
 	read -r iops lat bw bytes < <(jq -r '.jobs[0].read |
 		"\(.iops) \(.lat_ns.mean / 1000) \(.bw_bytes / 1048576) \(.io_bytes)"' "$log")
 	{
