@@ -24,7 +24,8 @@
 # matches it (write_bw_64KiB_q4, randread_4KiB_qd1, loss_lossy, ...), and
 # BENCH_DRIVERS (default "rxe vrnic") the drivers: to look into one row.
 # BENCH_DIAG=1 saves the link's qdisc and interface statistics and the
-# RDMA port counters of both ends around every perftest run (LOG.diag);
+# RDMA port counters of both ends around every perftest and fio run
+# (LOG.diag);
 # BENCH_PROFILE=1 samples both guests' CPUs with perf during it and
 # during each fio row (LOG.prof.A, LOG.prof.B: the busiest functions);
 # BENCH_PROFILE=g with call graphs (each function's share with what it
@@ -376,6 +377,7 @@ fio_row() {
 
 	wanted "$name" || return 0
 	log=$LOGS/$name-$label-$ROUND.json
+	diag before >"${log%.json}.diag"
 	prof_start
 	b0=$(cpu_busy)
 	"${CLIENT_WRAP[@]}" fio --name="$name" --filename="$NVME_DEV" --direct=1 --ioengine=libaio --rw="$rw" \
@@ -387,6 +389,7 @@ fio_row() {
 	}
 	b1=$(cpu_busy)
 	prof_stop "${log%.json}"
+	diag after >>"${log%.json}.diag"
 	read -r iops lat bw bytes < <(jq -r '.jobs[0].read |
 		"\(.iops) \(.lat_ns.mean / 1000) \(.bw_bytes / 1048576) \(.io_bytes)"' "$log")
 	{
