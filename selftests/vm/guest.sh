@@ -66,14 +66,18 @@ setup_env() {
 	ulimit -c 0
 }
 
-# Load vrnic's dependencies and the module under test.  In a systemd
-# boot the tests' install step put the module under test where modprobe
-# finds it, and the boot may have loaded it already.
+# Load vrnic's dependencies and the module under test, with the module
+# parameters in VRNIC_KO_PARAMS (e.g. "zero_copy=0").  In a systemd boot
+# the tests' install step put the module under test where modprobe finds
+# it, and the boot may have loaded it already.
 vrnic_load() {
+	local -a params
+
 	modprobe -a "${KMOD_DEPS[@]}" || return 1
 	[[ -n ${VRNIC_KO:-} ]] || return 0
 	[[ ${VRNIC_VM_INIT:-} == systemd && -d /sys/module/vrnic ]] && return 0
-	insmod "$VRNIC_KO"
+	read -r -a params <<<"${VRNIC_KO_PARAMS:-}"
+	insmod "$VRNIC_KO" "${params[@]}"
 }
 
 # Remove what a test left behind.  Unloading vrnic must succeed: a

@@ -160,6 +160,7 @@ write_job() {
 		printf 'VRNIC_MODE=%q\n' "$mode"
 		printf 'VRNIC_REPO=%q\n' "$REPO"
 		printf 'VRNIC_KO=%q\n' "$ko"
+		printf 'VRNIC_KO_PARAMS=%q\n' "${VRNIC_KO_PARAMS:-}"
 		printf 'VRNIC_CWD=%q\n' "$PWD"
 		printf 'VRNIC_TEST_TIMEOUT=%q\n' "${VRNIC_TEST_TIMEOUT:-300}"
 		# Exported: tests scale their own waits by it (stress_lib.sh).
