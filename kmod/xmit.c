@@ -77,22 +77,57 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn)
 	return rdma_get_udp_sport(flow_label, src_qpn, dst_qpn);
 }
 
+/*
+ * Packet heads larger than the core's own limit for a kmalloc'ed receive
+ * head (__netdev_alloc_skb()) are carved from the per-CPU page fragment
+ * cache instead: a bump of an offset into a 32 KiB page, not a slab object
+ * of the next power of two (a 1 KiB payload's head takes a 2 KiB kmalloc
+ * object, which init_on_alloc, on by default in Debian, zeroes whole).
+ * Only linear payload packets are that large: those built over a device
+ * without scatter-gather (vrnic_lend_ok()).
+ */
+#define VRNIC_FRAG_HEAD_MIN	1024
+#define VRNIC_FRAG_HEAD_MAX	PAGE_FRAG_CACHE_MAX_SIZE
+
+static struct sk_buff *vrnic_frag_skb_alloc(unsigned int size)
+{
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (truesize <= VRNIC_FRAG_HEAD_MIN || truesize > VRNIC_FRAG_HEAD_MAX)
+		return NULL;
+	/* NULL also when the cache fell back to a single page. */
+	data = netdev_alloc_frag(truesize);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, truesize);
+	if (unlikely(!skb))
+		skb_free_frag(data);
+	return skb;
+}
+
 /**
  * vrnic_skb_alloc - a linear skb for one RoCEv2 packet
  * @vdev: sending device
  * @len: bytes from the BTH through the ICRC
  *
- * Return: an skb whose data area holds @len zeroed-tail bytes starting
- * at the BTH, with headroom for IPv6, UDP and the link layer; or NULL.
+ * Return: an skb whose data area holds @len bytes (not initialised)
+ * starting at the BTH, with headroom for IPv6, UDP and the link layer;
+ * or NULL.
  */
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len)
 {
 	/* Room for a VLAN tag too: see vrnic_av.ifindex. */
 	unsigned int head = LL_RESERVED_SPACE(vdev->ndev) + VLAN_HLEN +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	unsigned int size = head + len + vdev->ndev->needed_tailroom;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len + vdev->ndev->needed_tailroom, GFP_ATOMIC);
+	skb = vrnic_frag_skb_alloc(size);
+	if (!skb)
+		skb = alloc_skb(size, GFP_ATOMIC);
 	if (unlikely(!skb))
 		return NULL;
 	skb_reserve(skb, head);
