@@ -83,8 +83,9 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn)
  * cache instead: a bump of an offset into a 32 KiB page, not a slab object
  * of the next power of two (a 1 KiB payload's head takes a 2 KiB kmalloc
  * object, which init_on_alloc, on by default in Debian, zeroes whole).
- * Only linear payload packets are that large: those built over a device
- * without scatter-gather (vrnic_lend_ok()).
+ * Only payload packets built linear are that large: where vrnic_lend_ok()
+ * declines (a device without scatter-gather, UD and UC, payloads under
+ * VRNIC_LEND_MIN, many SGEs).
  */
 #define VRNIC_FRAG_HEAD_MIN	1024
 #define VRNIC_FRAG_HEAD_MAX	PAGE_FRAG_CACHE_MAX_SIZE
