@@ -149,7 +149,7 @@ bench: deps
 	selftests/vm/vm.sh bench
 	cp $(BUILD)/vm/results/bench.md $(BUILD)/vm/results/bench.json $(BENCH_OUT)/
 	$(PYTHON3) selftests/lib/bench_report.py plot $(BENCH_OUT)/bench.json $(BENCH_OUT)/bench.png
-	VRNIC_VM_SLUB_DEBUG= VRNIC_VM_TIMEOUT=3600 selftests/vm/pair.sh \
+	VRNIC_VM_SLUB_DEBUG= selftests/vm/pair.sh \
 		"$(CURDIR)/selftests/bench_hosts.sh peer" "$(CURDIR)/selftests/bench_hosts.sh main"
 	$(PYTHON3) selftests/lib/bench_report.py hosts $(BUILD)/vm/results/bench_hosts.samples $(BENCH_OUT)
 

@@ -13,7 +13,9 @@
 # tells it to (selftests/lib/bench_peer.py); it is killed 120 s after A
 # ends otherwise.  Each guest has one vCPU (VRNIC_VM_SMP, default 1
 # here), so that the two fit a 2-core build machine without one guest's
-# vCPU waiting for the other's to be descheduled.
+# vCPU waiting for the other's to be descheduled.  Each guest is stopped
+# after VRNIC_VM_TIMEOUT seconds, 3600 by default here (vm.sh run's 900
+# cut off a two-round bench_hosts.sh: a round can take 9 minutes).
 #
 # Results: A's run directory (build/vm/results links to it).
 
@@ -21,6 +23,7 @@ set -euo pipefail
 
 VM=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/vm.sh
 export VRNIC_VM_SMP=${VRNIC_VM_SMP:-1}
+export VRNIC_VM_TIMEOUT=${VRNIC_VM_TIMEOUT:-3600}
 
 [[ $# -eq 2 ]] || {
 	echo "usage: pair.sh 'PEER CMDLINE' 'MAIN CMDLINE'" >&2
