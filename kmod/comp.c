@@ -323,12 +323,14 @@ static void vrnic_comp_read_alive(struct vrnic_qp *qp,
 }
 
 /*
- * Handle one response.  Returns true when the requester should run
- * (window opened, or a retransmission was set up).
+ * Handle one response: @pkt, of @skb (NULL for an ACK without a packet,
+ * vrnic_comp_rcv_ack(): a plain ACK never reads @skb).  Returns true when
+ * the requester should run (window opened, or a retransmission was set
+ * up).
  */
-static bool vrnic_comp_one(struct vrnic_qp *qp, struct sk_buff *skb)
+static bool vrnic_comp_one(struct vrnic_qp *qp, struct vrnic_pkt *pkt,
+			   struct sk_buff *skb)
 {
-	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
@@ -463,13 +465,9 @@ bad:
 	return false;
 }
 
-/**
- * vrnic_comp_rcv - handle a response packet (ACK, NAK, READ response,
- * ATOMIC acknowledge) for an RC QP
- * @qp: the QP the packet was addressed to
- * @skb: the packet, parsed and verified by vrnic_rcv(); consumed
- */
-void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
+/* vrnic_comp_rcv() and vrnic_comp_rcv_ack(); true: run the requester. */
+static bool vrnic_comp_take(struct vrnic_qp *qp, struct vrnic_pkt *pkt,
+			    struct sk_buff *skb)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	bool kick = false;
@@ -479,12 +477,38 @@ void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		xp->sq_stats.drops++;
 	} else {
 		xp->sq_stats.rx_packets++;
-		xp->sq_stats.rx_bytes += vrnic_pkt(skb)->paylen;
-		kick = vrnic_comp_one(qp, skb);
+		xp->sq_stats.rx_bytes += pkt->paylen;
+		kick = vrnic_comp_one(qp, pkt, skb);
 	}
 	if (vrnic_sq_unlock(qp))
 		kick = true;
+	return kick;
+}
+
+/**
+ * vrnic_comp_rcv - handle a response packet (ACK, NAK, READ response,
+ * ATOMIC acknowledge) for an RC QP
+ * @qp: the QP the packet was addressed to
+ * @skb: the packet, parsed and verified by vrnic_rcv(); consumed
+ */
+void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	bool kick = vrnic_comp_take(qp, vrnic_pkt(skb), skb);
+
 	consume_skb(skb);
 	if (kick)
+		vrnic_req_kick(qp);
+}
+
+/**
+ * vrnic_comp_rcv_ack - handle a plain ACK given without a packet
+ * @qp: the QP it is for
+ * @pkt: its headers, as vrnic_rcv_dev() would have parsed them
+ *
+ * See vrnic_local_ack().
+ */
+void vrnic_comp_rcv_ack(struct vrnic_qp *qp, struct vrnic_pkt *pkt)
+{
+	if (vrnic_comp_take(qp, pkt, NULL))
 		vrnic_req_kick(qp);
 }

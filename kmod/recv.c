@@ -36,6 +36,27 @@ static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
 }
 
 /*
+ * The vrnic device owning address @addr of @family (AF_INET: a __be32,
+ * AF_INET6: a struct in6_addr) in @net, with a device reference, or NULL.
+ */
+static struct vrnic_dev *vrnic_dev_from_addr(struct net *net, int family,
+					     const void *addr)
+{
+	struct net_device *ndev;
+	struct vrnic_dev *vdev = NULL;
+
+	rcu_read_lock();
+	if (family == AF_INET)
+		ndev = __ip_dev_find(net, *(const __be32 *)addr, false);
+	else
+		ndev = ipv6_dev_find(net, addr, NULL);
+	if (ndev)
+		vdev = vrnic_dev_from_netdev(ndev);
+	rcu_read_unlock();
+	return vdev;
+}
+
+/*
  * The device owning the destination address of @skb, with a device
  * reference, or NULL: for packets to an address of this host (local
  * delivery in xmit.c, and the forgeries vrnic_rcv() drops).
@@ -43,18 +64,10 @@ static struct vrnic_dev *vrnic_dev_from_netdev(struct net_device *ndev)
 struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
 {
 	struct net *net = dev_net(skb->dev);
-	struct net_device *ndev;
-	struct vrnic_dev *vdev = NULL;
 
-	rcu_read_lock();
 	if (ip_hdr(skb)->version == 4)
-		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
-	else
-		ndev = ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
-	if (ndev)
-		vdev = vrnic_dev_from_netdev(ndev);
-	rcu_read_unlock();
-	return vdev;
+		return vrnic_dev_from_addr(net, AF_INET, &ip_hdr(skb)->daddr);
+	return vrnic_dev_from_addr(net, AF_INET6, &ipv6_hdr(skb)->daddr);
 }
 
 static bool vrnic_pkey_ok(u16 pkey)
@@ -135,19 +148,29 @@ int vrnic_rcv(struct sk_buff *skb)
  * modify_qp; a packet racing that change may be dropped, which RC
  * recovers from like from any loss.
  */
-static bool vrnic_addr_ok(struct vrnic_qp *qp, struct sk_buff *skb)
+static bool vrnic_addrs_ok(struct vrnic_qp *qp, int family,
+			   const void *saddr, const void *daddr)
 {
 	const struct vrnic_av *av = &qp->av;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
 		return true;
-	if (ip_hdr(skb)->version == 4)
+	if (family == AF_INET)
 		return av->network_type == RDMA_NETWORK_IPV4 &&
-		       ip_hdr(skb)->saddr == av->daddr.in4.sin_addr.s_addr &&
-		       ip_hdr(skb)->daddr == av->saddr.in4.sin_addr.s_addr;
+		       *(const __be32 *)saddr == av->daddr.in4.sin_addr.s_addr &&
+		       *(const __be32 *)daddr == av->saddr.in4.sin_addr.s_addr;
 	return av->network_type == RDMA_NETWORK_IPV6 &&
-	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.in6.sin6_addr) &&
-	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.in6.sin6_addr);
+	       ipv6_addr_equal(saddr, &av->daddr.in6.sin6_addr) &&
+	       ipv6_addr_equal(daddr, &av->saddr.in6.sin6_addr);
+}
+
+static bool vrnic_addr_ok(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return vrnic_addrs_ok(qp, AF_INET, &ip_hdr(skb)->saddr,
+				      &ip_hdr(skb)->daddr);
+	return vrnic_addrs_ok(qp, AF_INET6, &ipv6_hdr(skb)->saddr,
+			      &ipv6_hdr(skb)->daddr);
 }
 
 /* The outer header's TOS / traffic class byte: DSCP and ECN field. */
@@ -361,6 +384,113 @@ drop:
 	ib_device_put(&vdev->ibdev);
 	kfree_skb(skb);
 	return 0;
+}
+
+/*
+ * ACKs without a packet.  A plain ACK from a responder to a requester
+ * on this host would be an skb built, queued for local delivery, parsed
+ * by vrnic_rcv_dev() and freed, for 16 bytes of headers: with one message
+ * per doorbell (a 64-byte message rate), the ACK's skb was about a tenth
+ * of the doorbell's time (docs/performance.md, "One device").  The
+ * responder gives such an ACK to the requester's completer directly
+ * instead (resp.c, vrnic_resp_ack_hold()), after the same checks
+ * vrnic_rcv_dev() applies to an ACK that arrived by local delivery.
+ */
+
+/**
+ * vrnic_local_ack_peer - the requester a response of @qp reaches locally
+ * @qp: an RC QP, the responder, @rq_lock held (its path)
+ *
+ * The QP, on the vrnic device owning the address @qp's path leads to,
+ * that an ACK of @qp would be delivered to, if vrnic_rcv_dev() would
+ * accept the ACK: an RC QP in a sending state whose path is the ACK's
+ * addresses reversed.  The caller has checked that the path's route is
+ * local delivery.
+ *
+ * Return: the QP with a reference on it and on its device, released by
+ * vrnic_local_ack(); or NULL (the ACK goes as a packet, and is dropped
+ * and counted by the receive path if it must be).
+ */
+struct vrnic_qp *vrnic_local_ack_peer(struct vrnic_qp *qp)
+{
+	u32 ack_mask = vrnic_opcode[VRNIC_OP_RC | VRNIC_ACK].mask;
+	const struct vrnic_av *av = &qp->av;
+	const void *saddr, *daddr;
+	struct vrnic_qp *peer;
+	struct vrnic_dev *to;
+	int family;
+
+	if (av->network_type == RDMA_NETWORK_IPV4) {
+		family = AF_INET;
+		saddr = &av->saddr.in4.sin_addr.s_addr;
+		daddr = &av->daddr.in4.sin_addr.s_addr;
+	} else {
+		family = AF_INET6;
+		saddr = &av->saddr.in6.sin6_addr;
+		daddr = &av->daddr.in6.sin6_addr;
+	}
+	to = vrnic_dev_from_addr(dev_net(vrnic_qp_dev(qp)->ndev), family,
+				 daddr);
+	if (!to)
+		return NULL;
+	peer = vrnic_qp_get(to, qp->attr.dest_qp_num);
+	if (!peer)
+		goto err_put_dev;
+	if (!vrnic_transport_ok(peer, VRNIC_OP_RC | VRNIC_ACK) ||
+	    !vrnic_state_ok(peer, ack_mask) ||
+	    !vrnic_addrs_ok(peer, family, saddr, daddr))
+		goto err_put_qp;
+	return peer;
+
+err_put_qp:
+	vrnic_qp_put(peer);
+err_put_dev:
+	ib_device_put(&to->ibdev);
+	return NULL;
+}
+
+/**
+ * vrnic_local_ack - give an ACK to a requester of this host, no packet
+ * @peer: from vrnic_local_ack_peer(); its references are dropped
+ * @syn: the AETH syndrome
+ * @psn: the ACK's PSN
+ * @msn: the AETH's MSN
+ * @family: AF_INET or AF_INET6, of the path
+ *
+ * What vrnic_rcv_dev() does with the ACK's packet, from the headers on:
+ * the same BTH and AETH bytes, counted alike, handed to the completer.
+ * Softirq context or BHs enabled, no vrnic lock held.
+ */
+void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
+		     u8 family)
+{
+	u8 op = VRNIC_OP_RC | VRNIC_ACK;
+	const struct vrnic_opcode_info *info = &vrnic_opcode[op];
+	struct vrnic_dev *to = vrnic_qp_dev(peer);
+	u8 hdr[VRNIC_BTH_BYTES + VRNIC_AETH_BYTES];
+	struct vrnic_pkt pkt = {
+		.hdr = hdr,
+		.mask = info->mask,
+		.psn = psn,
+		.opcode = op,
+		.family = family,
+	};
+
+	bth_set((struct vrnic_bth *)hdr, op, false, 0, VRNIC_DEFAULT_PKEY,
+		peer->ibqp.qp_num, false, psn);
+	aeth_set((struct vrnic_aeth *)(hdr + info->off_aeth), syn, msn);
+	vrnic_counter_inc(to, VRNIC_CNT_RX_PACKETS);
+	vrnic_comp_rcv_ack(peer, &pkt);
+	vrnic_local_ack_put(peer);
+}
+
+/* Drop vrnic_local_ack_peer()'s references: the ACK went as a packet. */
+void vrnic_local_ack_put(struct vrnic_qp *peer)
+{
+	struct vrnic_dev *to = vrnic_qp_dev(peer);
+
+	vrnic_qp_put(peer);
+	ib_device_put(&to->ibdev);
 }
 
 /*

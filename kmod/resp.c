@@ -46,11 +46,16 @@ static inline void *vrnic_payload8(struct vrnic_pkt *pkt)
 	return pkt->hdr + vrnic_opcode[pkt->opcode].length;
 }
 
+static void vrnic_resp_ack_unhold(struct vrnic_qp *qp);
+
 static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
 			    u32 payload)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 
+	/* A held ACK was answered earlier: it must not arrive later. */
+	if (unlikely(xp->held_ack.peer))
+		vrnic_resp_ack_unhold(qp);
 	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->route, xp->sport,
 			skb)) {
 		xp->rq_stats.tx_packets++;
@@ -85,11 +90,69 @@ static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
 	return skb;
 }
 
+#define VRNIC_SYN_PLAIN_ACK	(VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID)
+
+/*
+ * A plain ACK to a requester on this host goes without a packet (see
+ * vrnic_local_ack() in recv.c).  The completer it goes to takes that
+ * QP's @sq_lock, which modify_qp nests outside @rq_lock, so it cannot
+ * run here: vrnic_resp_rcv() lets the ACK wait in @held_ack and gives it
+ * after dropping @rq_lock.  Only where nothing the responder sent before
+ * waits in this CPU's local-delivery FIFO (vrnic_route_local_idle()),
+ * so that the ACK overtakes no earlier response; and anything the
+ * responder sends after it sends the ACK first, as a packet
+ * (vrnic_resp_xmit()).  A later ACK of the same run replaces it: an ACK
+ * acknowledges every PSN up to its own.  @rq_lock held.
+ */
+static bool vrnic_resp_ack_hold(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_held_ack *held = &xp->held_ack;
+
+	if (!xp->ack_hold)
+		return false;
+	if (!held->peer) {
+		if (!vrnic_route_local_idle(vrnic_qp_dev(qp), &qp->av,
+					    &xp->route))
+			return false;
+		held->peer = vrnic_local_ack_peer(qp);
+		if (!held->peer)
+			return false;
+	}
+	held->psn = psn;
+	held->msn = xp->msn;
+	return true;
+}
+
+/*
+ * The held ACK as a packet, because the responder sends another one
+ * behind it.  @rq_lock held.
+ */
+static void vrnic_resp_ack_unhold(struct vrnic_qp *qp)
+{
+	struct vrnic_held_ack held = qp->xport.held_ack;
+	const struct vrnic_opcode_info *info;
+	struct sk_buff *skb;
+
+	qp->xport.held_ack.peer = NULL;
+	vrnic_local_ack_put(held.peer);
+	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, held.psn, 0,
+			       VRNIC_SYN_PLAIN_ACK, false);
+	if (!skb)
+		return;
+	info = &vrnic_opcode[VRNIC_OP_RC | VRNIC_ACK];
+	aeth_set((void *)(skb->data + info->off_aeth), VRNIC_SYN_PLAIN_ACK,
+		 held.msn);
+	vrnic_resp_xmit(qp, skb, 0);
+}
+
 /* ACK or NAK (IBA 9.7.5.1.1) for @psn. */
 static void vrnic_send_ack(struct vrnic_qp *qp, u8 syn, u32 psn)
 {
 	struct sk_buff *skb;
 
+	if (syn == VRNIC_SYN_PLAIN_ACK && vrnic_resp_ack_hold(qp, psn))
+		return;
 	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, false);
 	if (skb)
 		vrnic_resp_xmit(qp, skb, 0);
@@ -126,7 +189,7 @@ static void vrnic_resp_ack_owed(struct vrnic_qp *qp, u32 psn)
 		xp->ack_deferred = true;
 		return;
 	}
-	vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID, psn);
+	vrnic_send_ack(qp, VRNIC_SYN_PLAIN_ACK, psn);
 }
 
 static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
@@ -136,7 +199,7 @@ static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
 	struct sk_buff *skb;
 
 	skb = vrnic_resp_alloc(qp, op, psn, 0,
-			       VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID,
+			       VRNIC_SYN_PLAIN_ACK,
 			       false);
 	if (!skb)
 		return;
@@ -376,8 +439,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			op = VRNIC_READ_RESP_MIDDLE;
 		lend = vrnic_lend_ok(&qp->xport.route, n, 1);
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
-				       VRNIC_AETH_ACK |
-				       VRNIC_AETH_CREDIT_INVALID, lend);
+				       VRNIC_SYN_PLAIN_ACK, lend);
 		if (!skb)
 			return VRNIC_READ_MORE;	/* retry from the work item */
 		if (n) {
@@ -575,8 +637,7 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 		/* Already executed: acknowledge everything up to now. */
 		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
 		    vrnic_psn_add(pkt->psn, 1) == xp->epsn)
-			vrnic_send_ack(qp, VRNIC_AETH_ACK |
-				       VRNIC_AETH_CREDIT_INVALID,
+			vrnic_send_ack(qp, VRNIC_SYN_PLAIN_ACK,
 				       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
 		return;
 	}
@@ -781,7 +842,7 @@ static void vrnic_resp_gap_answer(struct vrnic_qp *qp)
 	xp->ack_deferred = false;
 	if (skb_queue_empty(&xp->ooo)) {
 		vrnic_qp_dbg(qp, "gap filled, epsn %#x: ACK\n", xp->epsn);
-		vrnic_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDIT_INVALID,
+		vrnic_send_ack(qp, VRNIC_SYN_PLAIN_ACK,
 			       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
 	} else {
 		vrnic_qp_dbg(qp, "gap filled, epsn %#x: another gap\n",
@@ -1156,6 +1217,8 @@ static bool vrnic_resp_backlog_add(struct vrnic_qp *qp, struct sk_buff *skb)
 void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
+	struct vrnic_held_ack held;
+	u8 family = vrnic_pkt(skb)->family;
 
 	spin_lock_bh(&xp->rq_lock);
 	if (xp->stopped) {
@@ -1164,11 +1227,28 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_resp_backlog_add(qp, skb))
 			skb = NULL;
 	} else {
+		xp->ack_hold = qp->ibqp.qp_type == IB_QPT_RC;
 		vrnic_resp_one(qp, skb);
+		xp->ack_hold = false;
+	}
+	held = xp->held_ack;
+	if (held.peer) {
+		struct vrnic_dev *vdev = vrnic_qp_dev(qp);
+
+		xp->held_ack.peer = NULL;
+		xp->rq_stats.tx_packets++;
+		/* As vrnic_xmit() counts the packet: BTH through ICRC. */
+		vrnic_counter_inc(vdev, VRNIC_CNT_TX_PACKETS);
+		vrnic_counter_add(vdev, VRNIC_CNT_TX_BYTES,
+				  VRNIC_BTH_BYTES + VRNIC_AETH_BYTES +
+				  VRNIC_ICRC_BYTES);
 	}
 	spin_unlock_bh(&xp->rq_lock);
 	if (skb)
 		consume_skb(skb);
+	if (held.peer)
+		vrnic_local_ack(held.peer, VRNIC_SYN_PLAIN_ACK, held.psn,
+				held.msn, family);
 }
 
 /**

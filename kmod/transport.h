@@ -113,6 +113,16 @@ struct vrnic_route {
 	bool lend;
 };
 
+/*
+ * A plain ACK the responder gives a requester on this host without a
+ * packet, once @rq_lock is dropped (resp.c, vrnic_resp_ack_hold()).
+ */
+struct vrnic_held_ack {
+	struct vrnic_qp *peer;	/* the requester (a reference), or NULL */
+	u32 psn;
+	u32 msn;
+};
+
 /**
  * struct vrnic_qp_xport - per-QP transport state, embedded in vrnic_qp
  *
@@ -207,6 +217,8 @@ struct vrnic_qp_xport {
 	bool nak_sent;			/* sequence NAK outstanding */
 	bool ack_deferred;		/* a gap filled: answer after the drain */
 	bool resp_busy;			/* work owns the responder */
+	bool ack_hold;			/* vrnic_resp_rcv(): ACKs may wait */
+	struct vrnic_held_ack held_ack;	/*  the one waiting */
 	u32 wr_rkey;			/* WRITE in progress: rkey */
 	u64 wr_va;			/*  next address */
 	u32 wr_resid;			/*  bytes left */
@@ -319,6 +331,10 @@ struct vrnic_dma;
 int vrnic_pkt_to_dma(struct sk_buff *skb, struct vrnic_pd *pd,
 		     struct vrnic_dma *dma);
 void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova);
+struct vrnic_qp *vrnic_local_ack_peer(struct vrnic_qp *qp);
+void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
+		     u8 family);
+void vrnic_local_ack_put(struct vrnic_qp *peer);
 
 /* xmit.c */
 struct vrnic_av;
@@ -328,6 +344,8 @@ bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 		   u32 num_sge);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct vrnic_route *route, u16 sport, struct sk_buff *skb);
+bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
+			    struct vrnic_route *route);
 
 /* xport.c */
 extern struct workqueue_struct *vrnic_wq;
@@ -354,6 +372,7 @@ void vrnic_req_cursor_reset(struct vrnic_qp *qp);
 
 /* comp.c */
 void vrnic_comp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_comp_rcv_ack(struct vrnic_qp *qp, struct vrnic_pkt *pkt);
 void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_sq_drained(struct vrnic_qp *qp);
 void vrnic_comp_error(struct vrnic_qp *qp);

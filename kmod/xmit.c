@@ -332,6 +332,37 @@ void vrnic_loop_exit(void)
 	}
 }
 
+/**
+ * vrnic_route_local_idle - would a packet on @route go by local delivery,
+ * behind nothing?
+ * @vdev: sending device
+ * @av: the path
+ * @route: the QP's route cache
+ *
+ * For an ACK given without a packet (resp.c): true if the route leads to
+ * this host and nothing waits in this CPU's local-delivery FIFO, so that
+ * no packet sent before it from this CPU would arrive after it.  Called
+ * with BHs disabled or in softirq context.
+ */
+bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
+			    struct vrnic_route *route)
+{
+	struct dst_entry *dst;
+	bool local;
+
+	if (!skb_queue_empty_lockless(&this_cpu_ptr(&vrnic_loops)->queue))
+		return false;
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		dst = vrnic_route4(vdev, av, &route->dst_cache);
+	else
+		dst = vrnic_route6(vdev, av, &route->dst_cache);
+	if (!dst)
+		return false;
+	local = vrnic_dst_is_local(dst);
+	dst_release(dst);
+	return local;
+}
+
 static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield)
 {
