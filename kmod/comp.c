@@ -21,6 +21,7 @@ static const u32 vrnic_rnr_usecs[32] = {
 
 static void vrnic_comp_stop_timers(struct vrnic_qp *qp)
 {
+	vrnic_req_disarm_timer(qp);
 	del_timer(&qp->xport.retrans_timer);
 	del_timer(&qp->xport.rnr_timer);
 	qp->xport.rnr_wait = false;
@@ -255,7 +256,7 @@ static void vrnic_comp_rnr_nak(struct vrnic_qp *qp, u32 psn, u8 syn)
 	}
 	vrnic_req_rewind(qp, psn);
 	xp->rnr_wait = true;
-	del_timer(&xp->retrans_timer);
+	vrnic_req_disarm_timer(qp);
 	if (!xp->stopped)
 		mod_timer(&xp->rnr_timer, jiffies + max(delay, 1UL));
 }
@@ -448,7 +449,7 @@ out:
 		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
 			vrnic_req_arm_timer(qp);
 		else
-			del_timer(&xp->retrans_timer);
+			vrnic_req_disarm_timer(qp);
 	}
 	return true;
 out_of_sequence:

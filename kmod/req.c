@@ -67,13 +67,35 @@ unsigned long vrnic_ack_timeout_jiffies(u8 timeout)
 	return max_t(unsigned long, usecs_to_jiffies(us), 2);
 }
 
-/* Called with @sq_lock held: see the lifetime rule in transport.h. */
+/*
+ * (Re)start the retransmit timeout (IBA 9.7.6.1.3): every ACK that makes
+ * progress does.  Modifying a kernel timer takes its base's lock with
+ * interrupts off, on every ACK; so only @retrans_due moves, and a timer
+ * already set to fire earlier is left to do so: vrnic_req_retrans_timer()
+ * sets it again for the deadline if that has not passed.  Called with
+ * @sq_lock held: see the lifetime rule in transport.h.
+ */
 void vrnic_req_arm_timer(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
+	unsigned long due = jiffies + xp->ack_timeout;
 
-	if (!xp->stopped)
-		mod_timer(&xp->retrans_timer, jiffies + xp->ack_timeout);
+	if (xp->stopped)
+		return;
+	xp->retrans_armed = true;
+	xp->retrans_due = due;
+	if (!timer_pending(&xp->retrans_timer) ||
+	    time_after(READ_ONCE(xp->retrans_timer.expires), due))
+		mod_timer(&xp->retrans_timer, due);
+}
+
+/*
+ * Nothing waits for an ACK (or the RNR timer waits instead): no timeout.
+ * A pending timer fires and finds nothing to do.  @sq_lock held.
+ */
+void vrnic_req_disarm_timer(struct vrnic_qp *qp)
+{
+	qp->xport.retrans_armed = false;
 }
 
 /*
@@ -599,7 +621,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	}
 
 	if (rc && vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
-	    !timer_pending(&xp->retrans_timer))
+	    !xp->retrans_armed)
 		vrnic_req_arm_timer(qp);
 	return more;
 }
@@ -1069,7 +1091,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	sq_posted = vrnic_sq_posted(qp);
 	sel = xp->sel_pending;
 	rnr = xp->rnr_wait;
-	retrans = timer_pending(&xp->retrans_timer);
+	retrans = xp->retrans_armed;
 	vrnic_cc_pacer_state(qp, &wait_ns, &waiting, &armed);
 	spin_unlock_bh(&xp->sq_lock);
 
@@ -1096,9 +1118,17 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	struct vrnic_dev *vdev = vrnic_qp_dev(qp);
 
 	spin_lock_bh(&xp->sq_lock);
-	if (xp->stopped || xp->sq_err || READ_ONCE(qp->state) == IB_QPS_ERR ||
+	if (xp->stopped || !xp->retrans_armed || xp->sq_err ||
+	    READ_ONCE(qp->state) == IB_QPS_ERR ||
 	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
 		goto out;
+	/* ACKs came since it was set: see vrnic_req_arm_timer(). */
+	if (time_before(jiffies, xp->retrans_due)) {
+		mod_timer(&xp->retrans_timer, xp->retrans_due);
+		goto out;
+	}
+	/* Expired: what is sent from now on arms it again. */
+	xp->retrans_armed = false;
 	/*
 	 * Held by a PFC frame: nothing could be resent, and the packets
 	 * before the pause may simply not have asked for their ACK yet.

@@ -203,6 +203,8 @@ struct vrnic_qp_xport {
 	bool rnr_wait;			/* RNR timer running */
 	bool sq_err;			/* a WQE failed: only flush from now */
 	bool sqd_pending;		/* SQD: report SQ_DRAINED when idle */
+	bool retrans_armed;		/* retransmit timeout running, */
+	unsigned long retrans_due;	/*  due then: vrnic_req_arm_timer() */
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct work_struct req_work;
@@ -365,6 +367,7 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
+void vrnic_req_disarm_timer(struct vrnic_qp *qp);
 unsigned long vrnic_ack_timeout_jiffies(u8 timeout);
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp);
 void vrnic_req_loss_reset(struct vrnic_qp_xport *xp);

@@ -140,6 +140,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->noack_pkts = 0;
 	vrnic_req_loss_reset(xp);
 	xp->rnr_wait = false;
+	xp->retrans_armed = false;
 	xp->sq_err = false;
 	xp->sqd_pending = false;
 
