@@ -361,6 +361,7 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	pkt->payoff = (u8 *)bth + hlen - skb->data;
 	pkt->opcode = opcode;
 	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
+	pkt->local = local;
 
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
 	vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, len);
@@ -474,6 +475,7 @@ void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
 		.psn = psn,
 		.opcode = op,
 		.family = family,
+		.local = true,
 	};
 
 	bth_set((struct vrnic_bth *)hdr, op, false, 0, VRNIC_DEFAULT_PKEY,

@@ -1227,7 +1227,9 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_resp_backlog_add(qp, skb))
 			skb = NULL;
 	} else {
-		xp->ack_hold = qp->ibqp.qp_type == IB_QPT_RC;
+		/* From a local requester: see vrnic_resp_ack_hold(). */
+		xp->ack_hold = qp->ibqp.qp_type == IB_QPT_RC &&
+			       vrnic_pkt(skb)->local;
 		vrnic_resp_one(qp, skb);
 		xp->ack_hold = false;
 	}

@@ -246,6 +246,7 @@ struct vrnic_qp_xport {
  * @paylen: bytes of IB payload (after the headers, before pad and ICRC)
  * @opcode: BTH opcode
  * @family: AF_INET or AF_INET6 of the outer header
+ * @local: came by local delivery (xmit.c), not from a network device
  * @vdev: the device whose budget a held packet is charged to (resp.c)
  */
 struct vrnic_pkt {
@@ -257,6 +258,7 @@ struct vrnic_pkt {
 	u32 payoff;		/* payload offset from skb->data */
 	u8 opcode;
 	u8 family;
+	bool local;
 };
 
 static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
