@@ -193,6 +193,16 @@ static struct dst_entry *vrnic_route6(struct vrnic_dev *vdev,
 	return dst;
 }
 
+/* The route of @av's path, with a reference: vrnic_route4() or 6(). */
+static struct dst_entry *vrnic_route(struct vrnic_dev *vdev,
+				     const struct vrnic_av *av,
+				     struct dst_cache *cache)
+{
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		return vrnic_route4(vdev, av, cache);
+	return vrnic_route6(vdev, av, cache);
+}
+
 static void vrnic_push_udp(struct sk_buff *skb, u16 sport)
 {
 	struct udphdr *udph;
@@ -369,10 +379,7 @@ bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	lockdep_assert_in_softirq();
 	if (!skb_queue_empty_lockless(&this_cpu_ptr(&vrnic_loops)->queue))
 		return false;
-	if (av->network_type == RDMA_NETWORK_IPV4)
-		dst = vrnic_route4(vdev, av, &route->dst_cache);
-	else
-		dst = vrnic_route6(vdev, av, &route->dst_cache);
+	dst = vrnic_route(vdev, av, &route->dst_cache);
 	if (!dst)
 		return false;
 	local = vrnic_dst_is_local(dst);
@@ -478,10 +485,7 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		     &dsfield, &prio);
 	skb->priority = prio;
 
-	if (av->network_type == RDMA_NETWORK_IPV4)
-		dst = vrnic_route4(vdev, av, cache);
-	else
-		dst = vrnic_route6(vdev, av, cache);
+	dst = vrnic_route(vdev, av, cache);
 	if (unlikely(!dst)) {
 		kfree_skb(skb);
 		err = -EHOSTUNREACH;
