@@ -456,14 +456,12 @@ err_put_dev:
  * @syn: the AETH syndrome
  * @psn: the ACK's PSN
  * @msn: the AETH's MSN
- * @family: AF_INET or AF_INET6, of the path
  *
  * What vrnic_rcv_dev() does with the ACK's packet, from the headers on:
  * the same BTH and AETH bytes, counted alike, handed to the completer.
  * Softirq context or BHs enabled, no vrnic lock held.
  */
-void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
-		     u8 family)
+void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn)
 {
 	u8 op = VRNIC_OP_RC | VRNIC_ACK;
 	const struct vrnic_opcode_info *info = &vrnic_opcode[op];
@@ -474,7 +472,8 @@ void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
 		.mask = info->mask,
 		.psn = psn,
 		.opcode = op,
-		.family = family,
+		.family = peer->av.network_type == RDMA_NETWORK_IPV4 ?
+			  AF_INET : AF_INET6,
 		.local = true,
 	};
 

@@ -1218,7 +1218,6 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_held_ack held;
-	u8 family = vrnic_pkt(skb)->family;
 
 	spin_lock_bh(&xp->rq_lock);
 	if (xp->stopped) {
@@ -1242,7 +1241,7 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		/* As vrnic_xmit() counts the packet: BTH through ICRC. */
 		vrnic_counter_inc(vdev, VRNIC_CNT_TX_PACKETS);
 		vrnic_counter_add(vdev, VRNIC_CNT_TX_BYTES,
-				  VRNIC_BTH_BYTES + VRNIC_AETH_BYTES +
+				  vrnic_opcode[VRNIC_OP_RC | VRNIC_ACK].length +
 				  VRNIC_ICRC_BYTES);
 	}
 	spin_unlock_bh(&xp->rq_lock);
@@ -1250,7 +1249,7 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 		consume_skb(skb);
 	if (held.peer)
 		vrnic_local_ack(held.peer, VRNIC_SYN_PLAIN_ACK, held.psn,
-				held.msn, family);
+				held.msn);
 }
 
 /**

@@ -336,8 +336,7 @@ int vrnic_pkt_to_dma(struct sk_buff *skb, struct vrnic_pd *pd,
 		     struct vrnic_dma *dma);
 void vrnic_pkt_to_mr(struct sk_buff *skb, struct vrnic_mr *mr, u64 iova);
 struct vrnic_qp *vrnic_local_ack_peer(struct vrnic_qp *qp);
-void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn,
-		     u8 family);
+void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn);
 void vrnic_local_ack_put(struct vrnic_qp *peer);
 
 /* xmit.c */
