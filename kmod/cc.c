@@ -124,7 +124,7 @@ static void vrnic_np_send_cnp(struct vrnic_qp *qp)
 		qp->attr.dest_qp_num, false, 0);
 	*(u8 *)&bth->qpn = VRNIC_BTH_BECN;
 	memset(bth + 1, 0, VRNIC_CNP_RSVD_BYTES);
-	if (vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport, skb))
+	if (vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport, -1, skb))
 		return;
 	xp->cc.cnp_sent++;
 	vrnic_counter_inc(vdev, VRNIC_CNT_NP_CNP_SENT);

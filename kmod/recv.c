@@ -135,7 +135,7 @@ int vrnic_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	return vrnic_rcv_dev(vdev, skb, false);
+	return vrnic_rcv_dev(vdev, skb, -1);
 }
 
 /*
@@ -245,13 +245,16 @@ drop:
  * vrnic_rcv_dev - handle one packet for a known device
  * @vdev: the receiving device; the caller's reference is dropped here
  * @skb: UDP datagram; network and transport headers set.  Consumed.
- * @local: sent by a vrnic device of this host straight to us (xmit.c):
- *	it never left kernel memory, so it carries no ICRC to check
+ * @from_cpu: for a packet a vrnic device of this host sent straight to
+ *	us (local delivery, xmit.c), the CPU that sent it; it never left
+ *	kernel memory, so it carries no ICRC to check.  -1 for a packet
+ *	from the wire.
  *
  * Return: 0 always (the packet was consumed).
  */
-int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
+int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 {
+	bool local = from_cpu >= 0;
 	const struct vrnic_opcode_info *info;
 	enum vrnic_counter reason;
 	struct vrnic_pkt *pkt;
@@ -362,6 +365,7 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local)
 	pkt->opcode = opcode;
 	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
 	pkt->local = local;
+	pkt->from_cpu = from_cpu;
 
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
 	vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, len);
@@ -475,6 +479,7 @@ void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn)
 		.family = peer->av.network_type == RDMA_NETWORK_IPV4 ?
 			  AF_INET : AF_INET6,
 		.local = true,
+		.from_cpu = raw_smp_processor_id(),
 	};
 
 	bth_set((struct vrnic_bth *)hdr, op, false, 0, VRNIC_DEFAULT_PKEY,

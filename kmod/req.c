@@ -456,11 +456,22 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		av = &wqe->wr.ud.av;
 		err = vrnic_xmit(vdev, av, NULL,
 				 vrnic_sport(av->flow_label, qp->ibqp.qp_num,
-					     dqpn), skb);
+					     dqpn), -1, skb);
 	} else {
 		u32 roce_bytes = skb->len;
 
-		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport, skb);
+		/*
+		 * Where a peer on this host receives the QP's packets
+		 * (xmit.c, "Local delivery"), chosen only with nothing in
+		 * flight, so that no packet overtakes another: UC keeps
+		 * the sending CPU, as it may never know.
+		 */
+		if (qp->ibqp.qp_type == IB_QPT_RC &&
+		    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
+			xp->rx_cpu = vrnic_loop_pick_cpu(wqe->dma.length > mtu ||
+							 vrnic_sq_posted(qp) > 1);
+		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport,
+				 xp->rx_cpu, skb);
 		vrnic_cc_sent(qp, roce_bytes);
 	}
 

@@ -57,7 +57,7 @@ static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
 	if (unlikely(xp->held_ack.peer))
 		vrnic_resp_ack_unhold(qp);
 	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->route, xp->sport,
-			skb)) {
+			xp->reply_cpu, skb)) {
 		xp->rq_stats.tx_packets++;
 		xp->rq_stats.tx_bytes += payload;
 	}
@@ -97,9 +97,10 @@ static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
  * vrnic_local_ack() in recv.c).  The completer it goes to takes that
  * QP's @sq_lock, which modify_qp nests outside @rq_lock, so it cannot
  * run here: vrnic_resp_rcv() lets the ACK wait in @held_ack and gives it
- * after dropping @rq_lock.  Only where nothing the responder sent before
- * waits in this CPU's local-delivery FIFO (vrnic_route_local_idle()),
- * so that the ACK overtakes no earlier response; and anything the
+ * after dropping @rq_lock.  Only where its packet would be received on
+ * this CPU and nothing the responder sent before waits in this CPU's
+ * local-delivery FIFO (vrnic_route_local_idle()), so that the ACK
+ * overtakes no earlier response; and anything the
  * responder sends after it sends the ACK first, as a packet
  * (vrnic_resp_xmit()).  A later ACK of the same run replaces it: an ACK
  * acknowledges every PSN up to its own.  @rq_lock held.
@@ -113,7 +114,7 @@ static bool vrnic_resp_ack_hold(struct vrnic_qp *qp, u32 psn)
 		return false;
 	if (!held->peer) {
 		if (!vrnic_route_local_idle(vrnic_qp_dev(qp), &qp->av,
-					    &xp->route))
+					    &xp->route, xp->reply_cpu))
 			return false;
 		held->peer = vrnic_local_ack_peer(qp);
 		if (!held->peer)
@@ -1220,6 +1221,12 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_held_ack held;
 
 	spin_lock_bh(&xp->rq_lock);
+	/*
+	 * Responses go to the CPU the requester sends from (xmit.c, "Local
+	 * delivery").  An RC requester changes it only with nothing in
+	 * flight, when no response of ours is still on its way.
+	 */
+	xp->reply_cpu = vrnic_pkt(skb)->from_cpu;
 	if (xp->stopped) {
 		xp->rq_stats.drops++;	/* RESET: see transport.h */
 	} else if (xp->resp_busy) {

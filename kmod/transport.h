@@ -176,6 +176,7 @@ struct vrnic_qp_xport {
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
 	unsigned long kick;		/* VRNIC_XP_KICK: requester run requested */
 	int tx_cpu;			/* CPU that sent the packets in flight */
+	int rx_cpu;			/* where a local peer receives them */
 	u32 send_idx;			/* SQ slot the requester sends from */
 	u32 init_idx;			/* first SQ slot never started */
 	u32 send_off;			/* bytes of send_idx already sent */
@@ -219,6 +220,7 @@ struct vrnic_qp_xport {
 	bool nak_sent;			/* sequence NAK outstanding */
 	bool ack_deferred;		/* a gap filled: answer after the drain */
 	bool resp_busy;			/* work owns the responder */
+	int reply_cpu;			/* a local requester's sending CPU */
 	bool ack_hold;			/* vrnic_resp_rcv(): ACKs may wait */
 	struct vrnic_held_ack held_ack;	/*  the one waiting */
 	u32 wr_rkey;			/* WRITE in progress: rkey */
@@ -247,6 +249,7 @@ struct vrnic_qp_xport {
  * @opcode: BTH opcode
  * @family: AF_INET or AF_INET6 of the outer header
  * @local: came by local delivery (xmit.c), not from a network device
+ * @from_cpu: if @local, the CPU that sent it; else -1
  * @vdev: the device whose budget a held packet is charged to (resp.c)
  */
 struct vrnic_pkt {
@@ -259,6 +262,7 @@ struct vrnic_pkt {
 	u8 opcode;
 	u8 family;
 	bool local;
+	s16 from_cpu;
 };
 
 static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
@@ -345,10 +349,12 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 		   u32 num_sge);
+int vrnic_loop_pick_cpu(bool pipelined);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
-	       struct vrnic_route *route, u16 sport, struct sk_buff *skb);
+	       struct vrnic_route *route, u16 sport, int rx_cpu,
+	       struct sk_buff *skb);
 bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
-			    struct vrnic_route *route);
+			    struct vrnic_route *route, int rx_cpu);
 
 /* xport.c */
 extern struct workqueue_struct *vrnic_wq;

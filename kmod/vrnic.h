@@ -330,7 +330,7 @@ void vrnic_net_exit(void);
 
 /* recv.c: consumes @skb in every case */
 int vrnic_rcv(struct sk_buff *skb);
-int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, bool local);
+int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu);
 struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb);
 void vrnic_loop_init(void);
 void vrnic_loop_exit(void);

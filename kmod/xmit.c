@@ -235,18 +235,27 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
  * the IP stack to the loopback device, through its per-CPU backlog and
  * up the stack again, only to come back to vrnic_rcv().  Instead it goes
  * straight to a per-CPU FIFO drained by a per-CPU tasklet: no routing,
- * netfilter or ICRC work for bytes that never leave memory.  Per CPU,
- * like the backlog it replaces: a QP sends from one CPU while it has
- * packets in flight (vrnic_req_cpu_ok()), so its packets stay in order,
- * and two CPUs never contend for one queue.  The headers are complete,
- * as on the wire, except for the ICRC.
+ * netfilter or ICRC work for bytes that never leave memory.  The headers
+ * are complete, as on the wire, except for the ICRC.
+ *
+ * Which CPU's FIFO: the sender's own, unless it names another (@rx_cpu
+ * of vrnic_xmit()).  The receiving side of a transfer (the responder
+ * placing payloads, the completer of READ responses) then runs beside
+ * the sending side instead of after it on the same CPU, as a NIC's
+ * receive engine would, and as RPS spreads a socket's receive work; the
+ * kick to the other CPU is an IPI that schedules its tasklet, sent only
+ * when none is pending.  Who names a CPU, and why a QP's packets still
+ * arrive in order, is in req.c (vrnic_req_pick_rx_cpu()) and resp.c
+ * (@reply_cpu).  Without a named CPU: a QP sends from one CPU while it
+ * has packets in flight (vrnic_req_cpu_ok()), so its packets stay in
+ * order.
  *
  * Locking: a FIFO's queue lock, taken with BHs disabled: the engines
  * send under their BH-safe locks and the tasklet runs in softirq, and
  * no hard interrupt touches a FIFO, so the lock need not disable
- * interrupts as skb_queue_tail() does, twice per packet.  It is
- * uncontended except when a CPU going offline hands its scheduled
- * tasklet to another CPU.
+ * interrupts as skb_queue_tail() does, twice per packet.  Two CPUs
+ * contend for it when one sends to the other, and when a CPU going
+ * offline hands its scheduled tasklet to another CPU.
  */
 #define VRNIC_LOOP_QLEN		4096	/* beyond: dropped, RC resends */
 #define VRNIC_LOOP_BUDGET	64	/* packets per tasklet run */
@@ -254,13 +263,23 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
 struct vrnic_loop {
 	struct sk_buff_head queue;
 	struct tasklet_struct task;
+	/* The IPI that schedules @task on the FIFO's CPU. */
+	call_single_data_t kick;
+	/* Bit 0: @kick sent and its handler not yet run. */
+	unsigned long kick_pending;
 };
 
 static DEFINE_PER_CPU(struct vrnic_loop, vrnic_loops);
 
-/* skb->cb of a queued packet: the receiving device (a reference). */
+static bool loop_spread = true;
+module_param(loop_spread, bool, 0644);
+MODULE_PARM_DESC(loop_spread,
+		 "receive a pipelining RC QP's packets to this host on another CPU than the sender's (default: on)");
+
+/* skb->cb of a queued packet. */
 struct vrnic_loop_cb {
-	struct vrnic_dev *to;
+	struct vrnic_dev *to;	/* the receiving device (a reference) */
+	int from_cpu;		/* the sending CPU */
 };
 
 static struct vrnic_loop_cb *vrnic_loop_cb(struct sk_buff *skb)
@@ -280,9 +299,60 @@ static bool vrnic_dst_lends(const struct dst_entry *dst)
 	return vrnic_dst_is_local(dst) || (dst->dev->features & NETIF_F_SG);
 }
 
-/* Called with BHs disabled or in softirq context (under @sq_lock/@rq_lock). */
-static int vrnic_loop_xmit(struct sk_buff *skb)
+/* The IPI's handler, on the FIFO's CPU. */
+static void vrnic_loop_kicked(void *data)
 {
+	struct vrnic_loop *loop = data;
+
+	tasklet_schedule(&loop->task);
+	/*
+	 * Only now may a sender send another kick: one that saw the bit
+	 * still set queued its packet before the tasklet runs.
+	 */
+	smp_mb__before_atomic();
+	clear_bit(0, &loop->kick_pending);
+}
+
+/* Schedule @loop's tasklet on @cpu, its CPU, from another one. */
+static void vrnic_loop_kick(struct vrnic_loop *loop, int cpu)
+{
+	/* Pairs with the barrier in vrnic_loop_kicked(). */
+	if (test_and_set_bit(0, &loop->kick_pending))
+		return;
+	if (smp_call_function_single_async(cpu, &loop->kick)) {
+		/* @cpu went offline: drain its FIFO here. */
+		clear_bit(0, &loop->kick_pending);
+		tasklet_schedule(&loop->task);
+	}
+}
+
+/**
+ * vrnic_loop_pick_cpu - where should a QP's packets to this host be received?
+ * @pipelined: the QP's consumer has more than one request outstanding
+ *
+ * Called with BHs disabled, where a QP may change its choice (it has
+ * nothing in flight).  A consumer waiting for each request before the
+ * next (a latency test, a ping-pong) is answered sooner without the IPI.
+ *
+ * Return: another online CPU, or -1 for the sending CPU.
+ */
+int vrnic_loop_pick_cpu(bool pipelined)
+{
+	int self = smp_processor_id();
+	int cpu;
+
+	if (!pipelined || !READ_ONCE(loop_spread))
+		return -1;
+	cpu = cpumask_next(self, cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	return cpu == self ? -1 : cpu;
+}
+
+/* Called with BHs disabled or in softirq context (under @sq_lock/@rq_lock). */
+static int vrnic_loop_xmit(struct sk_buff *skb, int rx_cpu)
+{
+	int self = smp_processor_id();
 	struct vrnic_loop *loop;
 	struct vrnic_dev *to;
 
@@ -293,7 +363,9 @@ static int vrnic_loop_xmit(struct sk_buff *skb)
 		return -EHOSTUNREACH;
 	}
 	lockdep_assert_in_softirq();
-	loop = this_cpu_ptr(&vrnic_loops);
+	if (rx_cpu < 0)
+		rx_cpu = self;
+	loop = per_cpu_ptr(&vrnic_loops, rx_cpu);
 	if (skb_queue_len_lockless(&loop->queue) >= VRNIC_LOOP_QLEN) {
 		ib_device_put(&to->ibdev);
 		kfree_skb(skb);
@@ -302,10 +374,14 @@ static int vrnic_loop_xmit(struct sk_buff *skb)
 	skb->dev = to->ndev;
 	skb->pkt_type = PACKET_HOST;
 	vrnic_loop_cb(skb)->to = to;
+	vrnic_loop_cb(skb)->from_cpu = self;
 	spin_lock(&loop->queue.lock);
 	__skb_queue_tail(&loop->queue, skb);
 	spin_unlock(&loop->queue.lock);
-	tasklet_schedule(&loop->task);
+	if (rx_cpu == self)
+		tasklet_schedule(&loop->task);
+	else
+		vrnic_loop_kick(loop, rx_cpu);
 	return 0;
 }
 
@@ -313,6 +389,7 @@ static void vrnic_loop_run(struct tasklet_struct *t)
 {
 	struct vrnic_loop *loop = from_tasklet(loop, t, task);
 	int budget = VRNIC_LOOP_BUDGET;
+	struct vrnic_loop_cb *cb;
 	struct sk_buff *skb;
 
 	while (budget--) {
@@ -321,8 +398,9 @@ static void vrnic_loop_run(struct tasklet_struct *t)
 		spin_unlock(&loop->queue.lock);
 		if (!skb)
 			break;
+		cb = vrnic_loop_cb(skb);
 		/* Drops the reference taken by vrnic_loop_xmit(). */
-		vrnic_rcv_dev(vrnic_loop_cb(skb)->to, skb, true);
+		vrnic_rcv_dev(cb->to, skb, cb->from_cpu);
 	}
 	if (!skb_queue_empty_lockless(&loop->queue))
 		tasklet_schedule(t);
@@ -337,18 +415,28 @@ void vrnic_loop_init(void)
 
 		skb_queue_head_init(&loop->queue);
 		tasklet_setup(&loop->task, vrnic_loop_run);
+		INIT_CSD(&loop->kick, vrnic_loop_kicked, loop);
 	}
 }
 
 /*
  * Module exit, after every device is gone: each queued packet held a
  * reference on its device and ib_core waited for all of them, so the
- * queues are empty.
+ * queues are empty.  A kick's handler may still be running: its bit
+ * clears at its end, and synchronize_rcu() waits for it to return (it
+ * runs with interrupts off).
  */
 void vrnic_loop_exit(void)
 {
 	int cpu;
 
+	for_each_possible_cpu(cpu) {
+		struct vrnic_loop *loop = per_cpu_ptr(&vrnic_loops, cpu);
+
+		while (test_bit(0, &loop->kick_pending))
+			cpu_relax();
+	}
+	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		struct vrnic_loop *loop = per_cpu_ptr(&vrnic_loops, cpu);
 
@@ -364,19 +452,22 @@ void vrnic_loop_exit(void)
  * @vdev: sending device
  * @av: the path
  * @route: the QP's route cache
+ * @rx_cpu: the CPU a packet would be received on (vrnic_xmit())
  *
  * For an ACK given without a packet (resp.c): true if the route leads to
- * this host and nothing waits in this CPU's local-delivery FIFO, so that
- * no packet sent before it from this CPU would arrive after it.  Called
- * with BHs disabled or in softirq context.
+ * this host, the packet would be received on this CPU and nothing waits
+ * in this CPU's local-delivery FIFO, so that no packet sent before it
+ * would arrive after it.  Called with BHs disabled or in softirq context.
  */
 bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
-			    struct vrnic_route *route)
+			    struct vrnic_route *route, int rx_cpu)
 {
 	struct dst_entry *dst;
 	bool local;
 
 	lockdep_assert_in_softirq();
+	if (rx_cpu >= 0 && rx_cpu != smp_processor_id())
+		return false;
 	if (!skb_queue_empty_lockless(&this_cpu_ptr(&vrnic_loops)->queue))
 		return false;
 	dst = vrnic_route(vdev, av, &route->dst_cache);
@@ -388,7 +479,8 @@ bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
 }
 
 static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
-		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield)
+		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield,
+		       int rx_cpu)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct iphdr *iph;
@@ -415,14 +507,15 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, const struct vrnic_av *av,
 
 	if (vrnic_dst_is_local(dst)) {
 		ip_send_check(iph);	/* UD receivers see this header */
-		return vrnic_loop_xmit(skb);
+		return vrnic_loop_xmit(skb, rx_cpu);
 	}
 	vrnic_finish_icrc(skb);
 	return ip_local_out(net, vrnic_udp_sock4(vdev)->sk, skb);
 }
 
 static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
-		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield)
+		       struct dst_entry *dst, struct sk_buff *skb, u8 dsfield,
+		       int rx_cpu)
 {
 	struct net *net = dev_net(vdev->ndev);
 	struct ipv6hdr *ip6h;
@@ -445,7 +538,7 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	ip6h->daddr = av->daddr.in6.sin6_addr;
 
 	if (vrnic_dst_is_local(dst))
-		return vrnic_loop_xmit(skb);
+		return vrnic_loop_xmit(skb, rx_cpu);
 
 	/* ICRC first: the UDP checksum covers it (RFC 8200 wants one). */
 	vrnic_finish_icrc(skb);
@@ -461,6 +554,8 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
  * @av: source and destination addresses, TTL, traffic class and SL
  * @route: the QP's route cache, or NULL to look the route up
  * @sport: UDP source port
+ * @rx_cpu: if the packet goes to this host, the CPU to receive it on
+ *	(vrnic_loop_pick_cpu()), or -1 for this one
  * @skb: from vrnic_skb_alloc(), transport headers and payload filled in;
  *	consumed in every case
  *
@@ -471,7 +566,8 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, const struct vrnic_av *av,
  * Return: 0 or a negative errno (no route, device queue full).
  */
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
-	       struct vrnic_route *route, u16 sport, struct sk_buff *skb)
+	       struct vrnic_route *route, u16 sport, int rx_cpu,
+	       struct sk_buff *skb)
 {
 	struct dst_cache *cache = route ? &route->dst_cache : NULL;
 	unsigned int len = skb->len;
@@ -501,9 +597,9 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	vrnic_push_udp(skb, sport);
 
 	if (av->network_type == RDMA_NETWORK_IPV4)
-		err = vrnic_xmit4(vdev, av, dst, skb, dsfield);
+		err = vrnic_xmit4(vdev, av, dst, skb, dsfield, rx_cpu);
 	else
-		err = vrnic_xmit6(vdev, av, dst, skb, dsfield);
+		err = vrnic_xmit6(vdev, av, dst, skb, dsfield, rx_cpu);
 	err = net_xmit_eval(err);
 	if (unlikely(err))
 		goto err_count;

@@ -52,6 +52,8 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	xp->ack_timeout = vrnic_ack_timeout_jiffies(0);
 	vrnic_req_loss_reset(xp);
 	xp->tx_cpu = -1;
+	xp->rx_cpu = -1;
+	xp->reply_cpu = -1;
 	vrnic_req_cursor_reset(qp);
 	xp->stopped = true;	/* a new QP is in RESET */
 	return 0;
