@@ -244,7 +244,7 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
  * the sending side instead of after it on the same CPU, as a NIC's
  * receive engine would, and as RPS spreads a socket's receive work; the
  * kick to the other CPU is an IPI that schedules its tasklet, sent only
- * when none is pending.  Who names a CPU, and why a QP's packets still
+ * when no run of it is due (see "Kicks" below).  Who names a CPU, and why a QP's packets still
  * arrive in order, is in req.c (vrnic_req_pick_rx_cpu()) and resp.c
  * (@reply_cpu).  Without a named CPU: a QP sends from one CPU while it
  * has packets in flight (vrnic_req_cpu_ok()), so its packets stay in
@@ -265,8 +265,20 @@ struct vrnic_loop {
 	struct tasklet_struct task;
 	/* The IPI that schedules @task on the FIFO's CPU. */
 	call_single_data_t kick;
-	/* Bit 0: @kick sent and its handler not yet run. */
-	unsigned long kick_pending;
+	unsigned long state;	/* VRNIC_LOOP_* bits */
+};
+
+/*
+ * Kicks.  A sender on another CPU kicks the FIFO's CPU only if no run of
+ * its tasklet is already due: while it drains the FIFO, packets queued
+ * behind cost no IPI.  @ACTIVE: a run will see what is queued now (set
+ * by the sender that kicks, cleared by the run that leaves the FIFO
+ * empty).  @IPI: @kick sent and its handler not finished, so @kick may
+ * not be sent again (and module exit waits for it).
+ */
+enum {
+	VRNIC_LOOP_ACTIVE,
+	VRNIC_LOOP_IPI,
 };
 
 static DEFINE_PER_CPU(struct vrnic_loop, vrnic_loops);
@@ -305,23 +317,25 @@ static void vrnic_loop_kicked(void *data)
 	struct vrnic_loop *loop = data;
 
 	tasklet_schedule(&loop->task);
-	/*
-	 * Only now may a sender send another kick: one that saw the bit
-	 * still set queued its packet before the tasklet runs.
-	 */
+	/* The run it schedules starts after this handler returns. */
 	smp_mb__before_atomic();
-	clear_bit(0, &loop->kick_pending);
+	clear_bit(VRNIC_LOOP_IPI, &loop->state);
 }
 
-/* Schedule @loop's tasklet on @cpu, its CPU, from another one. */
+/*
+ * Have @loop's tasklet run on @cpu, its CPU, from another one, for a
+ * packet just queued.  Pairs with the barrier in vrnic_loop_run().
+ */
 static void vrnic_loop_kick(struct vrnic_loop *loop, int cpu)
 {
-	/* Pairs with the barrier in vrnic_loop_kicked(). */
-	if (test_and_set_bit(0, &loop->kick_pending))
+	if (test_and_set_bit(VRNIC_LOOP_ACTIVE, &loop->state))
+		return;
+	/* A kick still on its way schedules a run after it, as we would. */
+	if (test_and_set_bit(VRNIC_LOOP_IPI, &loop->state))
 		return;
 	if (smp_call_function_single_async(cpu, &loop->kick)) {
 		/* @cpu went offline: drain its FIFO here. */
-		clear_bit(0, &loop->kick_pending);
+		clear_bit(VRNIC_LOOP_IPI, &loop->state);
 		tasklet_schedule(&loop->task);
 	}
 }
@@ -363,7 +377,13 @@ static int vrnic_loop_xmit(struct sk_buff *skb, int rx_cpu)
 		return -EHOSTUNREACH;
 	}
 	lockdep_assert_in_softirq();
-	if (rx_cpu < 0)
+	/*
+	 * A CPU going offline: its FIFO waits for the tasklet core to hand
+	 * its tasklet over, which can take long, and retransmissions
+	 * queued behind would wait with it.  Resends that overtake a
+	 * packet still queued there make that one a duplicate.
+	 */
+	if (rx_cpu < 0 || !cpu_online(rx_cpu))
 		rx_cpu = self;
 	loop = per_cpu_ptr(&vrnic_loops, rx_cpu);
 	if (skb_queue_len_lockless(&loop->queue) >= VRNIC_LOOP_QLEN) {
@@ -402,7 +422,19 @@ static void vrnic_loop_run(struct tasklet_struct *t)
 		/* Drops the reference taken by vrnic_loop_xmit(). */
 		vrnic_rcv_dev(cb->to, skb, cb->from_cpu);
 	}
-	if (!skb_queue_empty_lockless(&loop->queue))
+	if (!skb_queue_empty_lockless(&loop->queue)) {
+		tasklet_schedule(t);
+		return;
+	}
+	/*
+	 * Empty: a sender must kick again.  One that found @ACTIVE still
+	 * set queued its packet before this clear, so the test after it
+	 * sees the packet, and whoever sets the bit again schedules a run.
+	 */
+	clear_bit(VRNIC_LOOP_ACTIVE, &loop->state);
+	smp_mb__after_atomic();
+	if (!skb_queue_empty_lockless(&loop->queue) &&
+	    !test_and_set_bit(VRNIC_LOOP_ACTIVE, &loop->state))
 		tasklet_schedule(t);
 }
 
@@ -422,9 +454,9 @@ void vrnic_loop_init(void)
 /*
  * Module exit, after every device is gone: each queued packet held a
  * reference on its device and ib_core waited for all of them, so the
- * queues are empty.  A kick's handler may still be running: its bit
- * clears at its end, and synchronize_rcu() waits for it to return (it
- * runs with interrupts off).
+ * queues are empty.  A kick's handler may still be on its way or
+ * running: its bit clears at its end, and synchronize_rcu() waits for it
+ * to return (it runs with interrupts off).
  */
 void vrnic_loop_exit(void)
 {
@@ -433,7 +465,7 @@ void vrnic_loop_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct vrnic_loop *loop = per_cpu_ptr(&vrnic_loops, cpu);
 
-		while (test_bit(0, &loop->kick_pending))
+		while (test_bit(VRNIC_LOOP_IPI, &loop->state))
 			cpu_relax();
 	}
 	synchronize_rcu();
