@@ -348,7 +348,7 @@ static void vrnic_loop_kick(struct vrnic_loop *loop, int cpu)
  * nothing in flight).  A consumer waiting for each request before the
  * next (a latency test, a ping-pong) is answered sooner without the IPI.
  *
- * Return: another online CPU, or -1 for the sending CPU.
+ * Return: another active CPU, or -1 for the sending CPU.
  */
 int vrnic_loop_pick_cpu(bool pipelined)
 {
@@ -357,9 +357,9 @@ int vrnic_loop_pick_cpu(bool pipelined)
 
 	if (!pipelined || !READ_ONCE(loop_spread))
 		return -1;
-	cpu = cpumask_next(self, cpu_online_mask);
+	cpu = cpumask_next(self, cpu_active_mask);
 	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
+		cpu = cpumask_first(cpu_active_mask);
 	return cpu == self ? -1 : cpu;
 }
 
@@ -378,12 +378,14 @@ static int vrnic_loop_xmit(struct sk_buff *skb, int rx_cpu)
 	}
 	lockdep_assert_in_softirq();
 	/*
-	 * A CPU going offline: its FIFO waits for the tasklet core to hand
-	 * its tasklet over, which can take long, and retransmissions
-	 * queued behind would wait with it.  Resends that overtake a
-	 * packet still queued there make that one a duplicate.
+	 * Not to a CPU going offline (no longer active, from the first
+	 * step of its teardown): once its ksoftirqd is parked, a tasklet
+	 * run put off to it waits for the CPU's next interrupt, or for the
+	 * tasklet core to hand the tasklet over after the CPU died, and
+	 * resends queued behind would wait with it.  Resends that overtake
+	 * a packet still queued there make that one a duplicate.
 	 */
-	if (rx_cpu < 0 || !cpu_online(rx_cpu))
+	if (rx_cpu < 0 || !cpu_active(rx_cpu))
 		rx_cpu = self;
 	loop = per_cpu_ptr(&vrnic_loops, rx_cpu);
 	if (skb_queue_len_lockless(&loop->queue) >= VRNIC_LOOP_QLEN) {
