@@ -10,8 +10,8 @@
 #
 # Server on CPU 1, client on CPU 0, as selftests/bench.sh pins them.
 # Each round runs every row with the parameter at 0 and at 1; rounds
-# alternate the order.  Prints one line per row and setting, then the
-# median per row of each setting.  AB_ROUNDS sets the rounds (default 3).
+# alternate the order.  Prints one line per row and setting (with the
+# function-call IPIs during it), then the median per row of each setting.  AB_ROUNDS sets the rounds (default 3).
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/ktap.sh"
@@ -46,15 +46,24 @@ defer restore_param
 sleep 1
 gid=$(roce_gid_index ab0 "$IP_A") || exit 1
 
-# Print the row's figure: MB/s (bandwidth), Mpps (64 B) or average usec.
+# Function-call IPIs so far, both CPUs (the kicks of local delivery on
+# another CPU among them: docs/wire.md).
+ipis() {
+	awk '$1 == "CAL:" { print $2 + $3 }' /proc/interrupts
+}
+
+# Print the row's figure: MB/s (bandwidth), Mpps (64 B) or average usec,
+# and the IPIs during the client's run.
 run_row() {
-	local tool=$1 size=$2 iters=$3
+	local tool=$1 size=$2 iters=$3 ipi0
 
 	taskset -c 1 timeout 120 "$tool" -d ab0 -x "$gid" -s "$size" \
 		-n "$iters" -F -p "$PORT" >/tmp/param_ab.server 2>&1 &
 	sleep 1.5
+	ipi0=$(ipis)
 	taskset -c 0 timeout 120 "$tool" -d ab0 -x "$gid" -s "$size" \
 		-n "$iters" -F -p "$PORT" "$IP_A" >/tmp/param_ab.client 2>&1
+	echo "$(($(ipis) - ipi0))" >/tmp/param_ab.ipis
 	wait
 	awk -v t="$tool" -v s="$size" '$1 == s && NF >= 5 {
 		if (t ~ /lat/) print $6; else if (s <= 64) print $5; else print $4
@@ -69,7 +78,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
 		for row in "${ROWS[@]}"; do
 			read -r tool size iters <<<"$row"
 			fig=$(run_row "$tool" "$size" "$iters")
-			echo "round $i: ${1}=$val $tool -s $size: ${fig:-failed}"
+			echo "round $i: ${1}=$val $tool -s $size: ${fig:-failed} ($(cat /tmp/param_ab.ipis) IPIs)"
 			echo "$tool/$size $val ${fig:-nan}" >>"$OUT"
 		done
 	done
