@@ -244,9 +244,10 @@ static void vrnic_finish_icrc(struct sk_buff *skb)
  * the sending side instead of after it on the same CPU, as a NIC's
  * receive engine would, and as RPS spreads a socket's receive work; the
  * kick to the other CPU is an IPI that schedules its tasklet, sent only
- * when no run of it is due (see "Kicks" below).  Who names a CPU, and why a QP's packets still
- * arrive in order, is in req.c (vrnic_req_pick_rx_cpu()) and resp.c
- * (@reply_cpu).  Without a named CPU: a QP sends from one CPU while it
+ * when no run of it is due (see "Kicks" below).  Who names a CPU, and
+ * why a QP's packets still arrive in order: vrnic_req_packet() (the
+ * requester's @rx_cpu) and vrnic_resp_rcv() (the responder's
+ * @reply_cpu).  Without a named CPU: a QP sends from one CPU while it
  * has packets in flight (vrnic_req_cpu_ok()), so its packets stay in
  * order.
  *
@@ -434,6 +435,7 @@ static void vrnic_loop_run(struct tasklet_struct *t)
 	 * sees the packet, and whoever sets the bit again schedules a run.
 	 */
 	clear_bit(VRNIC_LOOP_ACTIVE, &loop->state);
+	/* Clear before the test; pairs with vrnic_loop_kick()'s set. */
 	smp_mb__after_atomic();
 	if (!skb_queue_empty_lockless(&loop->queue) &&
 	    !test_and_set_bit(VRNIC_LOOP_ACTIVE, &loop->state))
