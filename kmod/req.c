@@ -637,6 +637,16 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	return more;
 }
 
+/* Queue the requester's work item on @cpu (any CPU if -1 or offline). */
+static void vrnic_req_queue(struct vrnic_qp *qp, int cpu)
+{
+	if (READ_ONCE(qp->xport.stopped))
+		return;
+	if (cpu < 0 || !cpu_online(cpu))
+		cpu = WORK_CPU_UNBOUND;
+	queue_work_on(cpu, vrnic_wq, &qp->xport.req_work);
+}
+
 /**
  * vrnic_req_schedule - run the requester from its work item
  * @qp: the QP
@@ -646,13 +656,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
  */
 void vrnic_req_schedule(struct vrnic_qp *qp)
 {
-	int cpu = READ_ONCE(qp->xport.tx_cpu);
-
-	if (READ_ONCE(qp->xport.stopped))
-		return;
-	if (cpu < 0 || !cpu_online(cpu))
-		cpu = WORK_CPU_UNBOUND;
-	queue_work_on(cpu, vrnic_wq, &qp->xport.req_work);
+	vrnic_req_queue(qp, READ_ONCE(qp->xport.tx_cpu));
 }
 
 /*
@@ -752,6 +756,58 @@ void vrnic_req_kick(struct vrnic_qp *qp)
 	}
 	if (vrnic_req_run(qp, VRNIC_REQ_BUDGET, false))
 		vrnic_req_schedule(qp);
+}
+
+static bool post_spread = true;
+module_param(post_spread, bool, 0644);
+MODULE_PARM_DESC(post_spread,
+		 "build the messages of WQEs posted without a completion request on another CPU than the poster's (default: on)");
+
+/**
+ * vrnic_req_doorbell - the consumer's doorbell (post_send)
+ * @qp: the QP
+ * @streams: the newest WQE posted is a one-packet message that asks for
+ *	no completion (vrnic_sq_newest_streams())
+ *
+ * A consumer that posts a WQE without asking for its completion is not
+ * waiting for it (IBA 10.8.2.2 lets it reap the completion of a later
+ * WQE): it streams, as perftest's bandwidth tests do with one signaled
+ * WQE in a hundred.  For one-packet messages the requester's run is most
+ * of the time a post costs, so it runs on another CPU then, the way a
+ * NIC builds packets while the host goes on posting: the consumer's CPU
+ * only writes WQEs and rings.  Longer messages stay inline, their
+ * receiving moves instead (vrnic_loop_pick_cpu()), and a signaled WQE,
+ * which somebody waits for, runs inline, so a ping-pong pays no IPI.
+ *
+ * The requester moves only while nothing it sent is unacknowledged, or
+ * to the CPU it already sends from (vrnic_req_cpu_ok()); read here
+ * without @sq_lock, so a stale value may cost one reordering, which RC
+ * recovers.  Any context that vrnic_req_kick() accepts.
+ */
+void vrnic_req_doorbell(struct vrnic_qp *qp, bool streams)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	int cpu;
+
+	if (!streams || !READ_ONCE(post_spread)) {
+		vrnic_req_kick(qp);
+		return;
+	}
+	cpu = get_cpu();
+	if (READ_ONCE(xp->tx_cpu) != cpu)
+		cpu = READ_ONCE(xp->tx_cpu);
+	else if (vrnic_psn_cmp(READ_ONCE(xp->max_psn),
+			       READ_ONCE(xp->comp_psn)) <= 0)
+		cpu = vrnic_next_cpu();
+	else
+		cpu = -1;
+	put_cpu();
+	if (cpu < 0 || !cpu_active(cpu)) {
+		vrnic_req_kick(qp);
+		return;
+	}
+	set_bit(VRNIC_XP_KICK, &xp->kick);
+	vrnic_req_queue(qp, cpu);
 }
 
 void vrnic_req_work(struct work_struct *work)

@@ -191,6 +191,35 @@ static int vrnic_build_swqe(struct vrnic_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Is the newest WQE posted a one-packet message that asks for no
+ * completion?  Only a hint for where the requester runs
+ * (vrnic_req_doorbell()): a user process may rewrite its ring slot at any
+ * time, and the requester validates its own copy.
+ */
+static bool vrnic_sq_newest_streams(struct vrnic_qp *qp)
+{
+	u32 prod = vrnic_queue_load_prod(&qp->sq.q);
+	u32 flags, length;
+	void *slot;
+
+	if (qp->sig_all || prod == qp->sq.q.cons)
+		return false;
+	slot = vrnic_queue_slot(&qp->sq.q, prod - 1);
+	if (qp->is_user) {
+		const struct rxe_send_wqe *u = slot;
+
+		flags = READ_ONCE(u->wr.send_flags);
+		length = READ_ONCE(u->dma.length);
+	} else {
+		const struct vrnic_send_wqe *k = slot;
+
+		flags = READ_ONCE(k->send_flags);
+		length = READ_ONCE(k->dma.length);
+	}
+	return !(flags & IB_SEND_SIGNALED) && length <= vrnic_qp_mtu(qp);
+}
+
 int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -212,7 +241,7 @@ int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 	if (qp->is_user) {
-		vrnic_req_kick(qp);
+		vrnic_req_doorbell(qp, vrnic_sq_newest_streams(qp));
 		return 0;
 	}
 
@@ -232,7 +261,7 @@ int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (err)
 		*bad_wr = wr;
-	vrnic_req_kick(qp);
+	vrnic_req_doorbell(qp, vrnic_sq_newest_streams(qp));
 	return err;
 }
 

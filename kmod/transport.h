@@ -8,7 +8,9 @@
  *    trylock; a caller that finds the lock busy leaves a "kick" bit that
  *    the holder honours before it leaves, so no doorbell is lost and no
  *    caller ever waits.  Work beyond a packet budget moves to a per-QP
- *    work item on a high-priority per-CPU workqueue.
+ *    work item on a high-priority per-CPU workqueue, and so does, on
+ *    another CPU, the run of a doorbell for a stream of one-packet
+ *    unsignaled WQEs (vrnic_req_doorbell()).
  *  - completer: inline in the receive softirq, under @sq_lock.
  *  - responder: inline in the receive softirq, under @rq_lock.  Long READ
  *    responses continue on the per-QP responder work item; packets that
@@ -289,6 +291,7 @@ void vrnic_xport_destroy(struct vrnic_qp *qp);
 void vrnic_xport_lock(struct vrnic_qp *qp);
 void vrnic_xport_unlock(struct vrnic_qp *qp);
 void vrnic_req_kick(struct vrnic_qp *qp);
+void vrnic_req_doorbell(struct vrnic_qp *qp, bool streams);
 void vrnic_req_schedule(struct vrnic_qp *qp);
 bool __must_check vrnic_sq_unlock(struct vrnic_qp *qp)
 	__releases(&qp->xport.sq_lock);
@@ -350,6 +353,7 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 		   u32 num_sge);
 int vrnic_loop_pick_cpu(bool pipelined);
+int vrnic_next_cpu(void);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	       struct vrnic_route *route, u16 sport, int rx_cpu,
 	       struct sk_buff *skb);

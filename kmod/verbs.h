@@ -30,9 +30,10 @@
  *       table and every lookup reference was dropped; stops timers and
  *       work synchronously, frees transport state.  The wire never
  *       touches @qp afterwards.
- *     vrnic_req_kick(qp): doorbell, the SQ may have new WQEs (kernel
- *       post_send, or librxe's post_send command).  Any context, may be
- *       called with IRQs off; must not sleep.
+ *     vrnic_req_doorbell(qp, streams): doorbell, the SQ may have new
+ *       WQEs (kernel post_send, or librxe's post_send command); @streams
+ *       lets the requester run on another CPU (transport.h).  Any
+ *       context, may be called with IRQs off; must not sleep.
  * - Work queues: verbs copies every WQE out of the (possibly user
  *   mapped) ring into kernel memory and validates the copy before the
  *   wire sees it: struct vrnic_send_wqe from vrnic_sq_get(), struct

@@ -353,15 +353,28 @@ static void vrnic_loop_kick(struct vrnic_loop *loop, int cpu)
  */
 int vrnic_loop_pick_cpu(bool pipelined)
 {
+	if (!pipelined || !READ_ONCE(loop_spread))
+		return -1;
+	return vrnic_next_cpu();
+}
+
+/**
+ * vrnic_next_cpu - the active CPU after this one, in a ring
+ *
+ * Called with preemption disabled.  Not a CPU going offline (one no
+ * longer active, from the first step of its teardown).
+ *
+ * Return: that CPU, or -1 when this is the only active one.
+ */
+int vrnic_next_cpu(void)
+{
 	int self = smp_processor_id();
 	int cpu;
 
-	if (!pipelined || !READ_ONCE(loop_spread))
-		return -1;
 	cpu = cpumask_next(self, cpu_active_mask);
 	if (cpu >= nr_cpu_ids)
 		cpu = cpumask_first(cpu_active_mask);
-	return cpu == self ? -1 : cpu;
+	return cpu == self || cpu >= nr_cpu_ids ? -1 : cpu;
 }
 
 /* Called with BHs disabled or in softirq context (under @sq_lock/@rq_lock). */

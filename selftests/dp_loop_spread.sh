@@ -14,6 +14,11 @@
 #  - a ping-pong (ib_write_lat, one WQE posted, one packet) stays on the
 #    sending CPU;
 #  - loop_spread=0: the same ib_write_bw leaves CPU 1 alone;
+#  - post_spread=1: a stream of one-packet unsignaled WRITEs (ib_write_bw
+#    -s 64) has its requester run on CPU 1 (the work item's runs counted
+#    by the workqueue_execute_start tracepoint), with nothing reordered;
+#    the 64 KiB ib_write_bw's and the ping-pong's requester does not run
+#    there; post_spread=0 keeps the 64 B stream's on CPU 0;
 #  - CPU 1 going offline and online again while packets are sent to it:
 #    the transfer completes.
 
@@ -28,20 +33,48 @@ NS_A='' NS_B='' IF_A=spread_a IF_B=spread_b IP_A=10.125.0.1 IP_B=10.125.0.2
 IP6_A=fd00:125::1 IP6_B=fd00:125::2 VETH_MTU=1500
 DEV=spread0
 PARAM=/sys/module/vrnic/parameters/loop_spread
+POST=/sys/module/vrnic/parameters/post_spread
+TRACING=/sys/kernel/tracing
+WQ_EVENT=$TRACING/events/workqueue/workqueue_execute_start
 PORT=18660
 CPU1=/sys/devices/system/cpu/cpu1/online
 ITERS=200
+RATE_ITERS=2000
 
 trap ktap_cleanup EXIT
 [[ $(nproc --all) -ge 2 ]] || ktap_skip_all "needs two CPUs"
 [[ -w $PARAM ]] || ktap_skip_all "no $PARAM"
-old=$(cat "$PARAM")
-restore_param() { echo "$old" >"$PARAM"; }
+[[ -w $POST ]] || ktap_skip_all "no $POST"
+[[ -w $WQ_EVENT/enable ]] || ktap_skip_all "no tracepoint $WQ_EVENT"
+old=$(cat "$PARAM") old_post=$(cat "$POST")
+read -r tracing_was <"$TRACING/tracing_on"
+restore_param() {
+	echo "$old" >"$PARAM"
+	echo "$old_post" >"$POST"
+	echo 0 >"$WQ_EVENT/enable"
+	echo "$tracing_was" >"$TRACING/tracing_on"
+}
 defer restore_param
 veth_setup || ktap_bail "veth pair"
 rdma link add "$DEV" type vrnic netdev "$IF_A" || ktap_bail "rdma link add"
 defer rdma link delete "$DEV"
 gid=$(roce_gid_index "$DEV" "$IP_A") || ktap_bail "no GID for $IP_A"
+
+# req_trace_start: record the work items executed from now on.
+req_trace_start() {
+	echo 0 >"$TRACING/tracing_on"
+	echo >"$TRACING/trace"
+	echo 1 >"$WQ_EVENT/enable"
+	echo 1 >"$TRACING/tracing_on"
+}
+
+# req_runs1: the requester work item's runs on CPU 1 since
+# req_trace_start (the event prints the function's name).
+req_runs1() {
+	echo 0 >"$TRACING/tracing_on"
+	echo 0 >"$WQ_EVENT/enable"
+	grep -c 'function vrnic_req_work' "$TRACING/per_cpu/cpu1/trace"
+}
 
 # tasklets1: tasklet softirqs run on CPU 1 so far.
 tasklets1() {
@@ -80,14 +113,20 @@ perf() {
 }
 
 echo 1 >"$PARAM"
+echo 1 >"$POST"
 before=$(tasklets1)
 ooo=$(ooo_sum)
+req_trace_start
 run_stage "loop_spread=1: ib_write_bw 64 KiB" \
 	perf ib_write_bw -s 65536 -n "$ITERS"
+runs=$(req_runs1)
 spread=$(($(tasklets1) - before))
 ktap_comment "tasklet runs on CPU 1: $spread"
 ktap_result "loop_spread=1: a pipelining QP's packets are received on CPU 1" \
 	$((spread < 100)) "$spread tasklet runs on CPU 1"
+ktap_comment "requester work item runs on CPU 1: $runs"
+ktap_result "post_spread=1: 64 KiB messages' requester stays on the poster's CPU" \
+	$((runs >= 10)) "$runs requester runs on CPU 1"
 run_stage "loop_spread=1: ib_read_bw 64 KiB" \
 	perf ib_read_bw -s 65536 -n "$ITERS"
 run_stage "loop_spread=1: ib_send_bw 64 KiB" \
@@ -97,11 +136,37 @@ ktap_result "loop_spread=1: nothing reordered or resent" "$reordered" \
 	"$reordered out-of-sequence, duplicate, NAKed or resent packets"
 
 before=$(tasklets1)
+req_trace_start
 run_stage "loop_spread=1: ib_write_lat 2 B" perf ib_write_lat -s 2 -n "$ITERS"
+runs=$(req_runs1)
 pingpong=$(($(tasklets1) - before))
-ktap_comment "tasklet runs on CPU 1: $pingpong"
+ktap_comment "tasklet runs on CPU 1: $pingpong, requester work item runs: $runs"
 ktap_result "loop_spread=1: a ping-pong stays on the sending CPU" \
 	$((pingpong >= 50)) "$pingpong tasklet runs on CPU 1"
+ktap_result "post_spread=1: a ping-pong's requester stays on the sending CPU" \
+	$((runs >= 10)) "$runs requester runs on CPU 1"
+
+# One-packet unsignaled WQEs: the requester runs on CPU 1.
+ooo=$(ooo_sum)
+req_trace_start
+run_stage "post_spread=1: ib_write_bw 64 B" \
+	perf ib_write_bw -s 64 -n "$RATE_ITERS"
+runs=$(req_runs1)
+ktap_comment "requester work item runs on CPU 1: $runs"
+ktap_result "post_spread=1: a 64 B stream's requester runs on CPU 1" \
+	$((runs < 20)) "$runs requester runs on CPU 1"
+reordered=$(($(ooo_sum) - ooo))
+ktap_result "post_spread=1: nothing reordered or resent" "$reordered" \
+	"$reordered out-of-sequence, duplicate, NAKed or resent packets"
+echo 0 >"$POST"
+req_trace_start
+run_stage "post_spread=0: ib_write_bw 64 B" \
+	perf ib_write_bw -s 64 -n "$RATE_ITERS"
+runs=$(req_runs1)
+ktap_comment "requester work item runs on CPU 1: $runs"
+ktap_result "post_spread=0: the 64 B stream's requester stays on CPU 0" \
+	$((runs >= 10)) "$runs requester runs on CPU 1"
+echo 1 >"$POST"
 
 echo 0 >"$PARAM"
 before=$(tasklets1)
