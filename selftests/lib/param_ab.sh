@@ -11,7 +11,12 @@
 # Server on CPU 1, client on CPU 0, as selftests/bench.sh pins them.
 # Each round runs every row with the parameter at 0 and at 1; rounds
 # alternate the order.  Prints one line per row and setting (with the
-# function-call IPIs during it), then the median per row of each setting.  AB_ROUNDS sets the rounds (default 3).
+# function-call IPIs during it), then the median per row of each setting.
+# AB_ROUNDS sets the rounds (default 3); vm.sh does not pass the host's
+# environment into the guest, so set it there:
+#
+#   VRNIC_VM_SLUB_DEBUG= selftests/vm/vm.sh run -- \
+#       env AB_ROUNDS=6 "$PWD/selftests/lib/param_ab.sh" post_spread
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/ktap.sh"
