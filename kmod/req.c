@@ -683,8 +683,14 @@ static bool vrnic_req_cpu_ok(struct vrnic_qp *qp, bool from_work)
 
 	if (cpu == xp->tx_cpu)
 		return true;
+	/*
+	 * Nor while the work item waits to run on the sending CPU: it
+	 * takes the QP over when it runs, with whatever this run sent
+	 * still in flight (a doorbell moved the QP, vrnic_req_doorbell()).
+	 */
 	if (!from_work && qp->ibqp.qp_type == IB_QPT_RC &&
-	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
+	    (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 ||
+	     work_pending(&xp->req_work)) &&
 	    xp->tx_cpu >= 0 && cpu_online(xp->tx_cpu))
 		return false;
 	WRITE_ONCE(xp->tx_cpu, cpu);
@@ -780,34 +786,43 @@ MODULE_PARM_DESC(post_spread,
  * which somebody waits for, runs inline, so a ping-pong pays no IPI.
  *
  * The requester moves only while nothing it sent is unacknowledged, or
- * to the CPU it already sends from (vrnic_req_cpu_ok()); read here
- * without @sq_lock, so a stale value may cost one reordering, which RC
- * recovers.  Any context that vrnic_req_kick() accepts.
+ * to the CPU it already sends from, decided under @sq_lock: the doorbell
+ * makes the other CPU the sending one, and until its work item has run
+ * no other caller takes the QP back (vrnic_req_cpu_ok()), so no packet
+ * sent here is still in flight when the other CPU sends.  Any context
+ * that vrnic_req_kick() accepts.
  */
 void vrnic_req_doorbell(struct vrnic_qp *qp, bool streams)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	int cpu;
+	int cpu, to = -1;
 
 	if (!streams || !READ_ONCE(post_spread)) {
 		vrnic_req_kick(qp);
 		return;
 	}
-	cpu = get_cpu();
-	if (READ_ONCE(xp->tx_cpu) != cpu)
-		cpu = READ_ONCE(xp->tx_cpu);
-	else if (vrnic_psn_cmp(READ_ONCE(xp->max_psn),
-			       READ_ONCE(xp->comp_psn)) <= 0)
-		cpu = vrnic_next_cpu();
-	else
-		cpu = -1;
-	put_cpu();
-	if (cpu < 0 || !cpu_active(cpu)) {
-		vrnic_req_kick(qp);
+	set_bit(VRNIC_XP_KICK, &xp->kick);
+	/* Order the bit before the trylock; pairs with vrnic_req_run(). */
+	smp_mb__after_atomic();
+	if (irqs_disabled() || in_hardirq() || !spin_trylock_bh(&xp->sq_lock)) {
+		/* The holder sees our bit; IRQs off: as vrnic_req_kick(). */
+		if (irqs_disabled() || in_hardirq())
+			vrnic_req_schedule(qp);
 		return;
 	}
-	set_bit(VRNIC_XP_KICK, &xp->kick);
-	vrnic_req_queue(qp, cpu);
+	cpu = smp_processor_id();
+	if (xp->tx_cpu >= 0 && xp->tx_cpu != cpu && cpu_online(xp->tx_cpu)) {
+		to = xp->tx_cpu;	/* its sending CPU runs it */
+	} else if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0) {
+		to = vrnic_next_cpu();
+		if (to >= 0)
+			WRITE_ONCE(xp->tx_cpu, to);
+	}
+	spin_unlock_bh(&xp->sq_lock);
+	if (to < 0)
+		vrnic_req_kick(qp);	/* in flight from here: stay */
+	else
+		vrnic_req_queue(qp, to);
 }
 
 void vrnic_req_work(struct work_struct *work)
