@@ -797,19 +797,17 @@ void vrnic_req_doorbell(struct vrnic_qp *qp, bool streams)
 	struct vrnic_qp_xport *xp = &qp->xport;
 	int cpu, to = -1;
 
-	if (!streams || !READ_ONCE(post_spread)) {
+	/* With IRQs off, vrnic_req_kick() queues the work item itself. */
+	if (!streams || !READ_ONCE(post_spread) || irqs_disabled() ||
+	    in_hardirq()) {
 		vrnic_req_kick(qp);
 		return;
 	}
 	set_bit(VRNIC_XP_KICK, &xp->kick);
 	/* Order the bit before the trylock; pairs with vrnic_req_run(). */
 	smp_mb__after_atomic();
-	if (irqs_disabled() || in_hardirq() || !spin_trylock_bh(&xp->sq_lock)) {
-		/* The holder sees our bit; IRQs off: as vrnic_req_kick(). */
-		if (irqs_disabled() || in_hardirq())
-			vrnic_req_schedule(qp);
-		return;
-	}
+	if (!spin_trylock_bh(&xp->sq_lock))
+		return;		/* the holder sees our bit */
 	cpu = smp_processor_id();
 	if (xp->tx_cpu >= 0 && xp->tx_cpu != cpu && cpu_online(xp->tx_cpu)) {
 		to = xp->tx_cpu;	/* its sending CPU runs it */
