@@ -86,15 +86,36 @@ counter() {
 	rdma -j statistic show link "$DEV/1" | jq -r --arg n "$1" '.[0][$n]'
 }
 
-# ooo_sum: every counter that a reordered or resent packet moves.
-ooo_sum() {
-	local n sum=0
+# Every counter that a reordered or resent packet moves; timeouts says
+# which resends an ACK timeout caused.
+OOO_COUNTERS=(out_of_sequence_requests duplicate_requests seq_err_naks_sent
+	retransmits timeouts)
 
-	for n in out_of_sequence_requests duplicate_requests \
-		seq_err_naks_sent retransmits; do
-		sum=$((sum + $(counter "$n")))
+# ooo_counts: the values of OOO_COUNTERS, in order.
+ooo_counts() {
+	local n
+
+	for n in "${OOO_COUNTERS[@]}"; do
+		printf '%s ' "$(counter "$n")"
 	done
-	echo "$sum"
+}
+
+# ooo_since COUNTS: sets reordered to the packets reordered or resent
+# since ooo_counts printed COUNTS, and ooo_moved to each counter's move.
+ooo_since() {
+	local -a was now
+	local i d
+
+	read -ra was <<<"$1"
+	read -ra now <<<"$(ooo_counts)"
+	reordered=0
+	ooo_moved=
+	for i in "${!OOO_COUNTERS[@]}"; do
+		d=$((now[i] - was[i]))
+		ooo_moved+=" ${OOO_COUNTERS[i]}=$d"
+		[[ ${OOO_COUNTERS[i]} == timeouts ]] ||
+			reordered=$((reordered + d))
+	done
 }
 
 # perf TOOL ARGS...: server and client on CPU 0; the client's status.
@@ -115,7 +136,7 @@ perf() {
 echo 1 >"$PARAM"
 echo 1 >"$POST"
 before=$(tasklets1)
-ooo=$(ooo_sum)
+ooo=$(ooo_counts)
 req_trace_start
 run_stage "loop_spread=1: ib_write_bw 64 KiB" \
 	perf ib_write_bw -s 65536 -n "$ITERS"
@@ -131,9 +152,9 @@ run_stage "loop_spread=1: ib_read_bw 64 KiB" \
 	perf ib_read_bw -s 65536 -n "$ITERS"
 run_stage "loop_spread=1: ib_send_bw 64 KiB" \
 	perf ib_send_bw -s 65536 -n "$ITERS"
-reordered=$(($(ooo_sum) - ooo))
+ooo_since "$ooo"
 ktap_result "loop_spread=1: nothing reordered or resent" "$reordered" \
-	"$reordered out-of-sequence, duplicate, NAKed or resent packets"
+	"moved:$ooo_moved"
 
 before=$(tasklets1)
 req_trace_start
@@ -147,7 +168,7 @@ ktap_result "post_spread=1: a ping-pong's requester stays on the sending CPU" \
 	$((runs >= 10)) "$runs requester runs on CPU 1"
 
 # One-packet unsignaled WQEs: the requester runs on CPU 1.
-ooo=$(ooo_sum)
+ooo=$(ooo_counts)
 req_trace_start
 run_stage "post_spread=1: ib_write_bw 64 B" \
 	perf ib_write_bw -s 64 -n "$RATE_ITERS"
@@ -155,9 +176,9 @@ runs=$(req_runs1)
 ktap_comment "requester work item runs on CPU 1: $runs"
 ktap_result "post_spread=1: a 64 B stream's requester runs on CPU 1" \
 	$((runs < 20)) "$runs requester runs on CPU 1"
-reordered=$(($(ooo_sum) - ooo))
+ooo_since "$ooo"
 ktap_result "post_spread=1: nothing reordered or resent" "$reordered" \
-	"$reordered out-of-sequence, duplicate, NAKed or resent packets"
+	"moved:$ooo_moved"
 echo 0 >"$POST"
 req_trace_start
 run_stage "post_spread=0: ib_write_bw 64 B" \
@@ -182,7 +203,7 @@ ktap_result "loop_spread=0: CPU 1 is left alone" $((off >= 50)) \
 # for the CPU's death once its ksoftirqd is parked).
 if [[ -w $CPU1 ]]; then
 	echo 1 >"$PARAM"
-	ooo=$(ooo_sum)
+	ooo=$(ooo_counts)
 	(
 		sleep 2
 		echo 0 >"$CPU1"
@@ -209,7 +230,8 @@ if [[ -w $CPU1 ]]; then
 		echo "the transfer ended before CPU 1 went offline")"
 	# Not a result: a hotplug's stop_machine may outlast the ACK
 	# timeout, and then a resend is right.
-	ktap_comment "out-of-sequence, duplicate, NAKed or resent across it: $(($(ooo_sum) - ooo))"
+	ooo_since "$ooo"
+	ktap_comment "moved across it:$ooo_moved"
 else
 	ktap_skip "loop_spread=1: ib_write_bw while CPU 1 goes offline and back" \
 		"CPU 1 cannot go offline"
