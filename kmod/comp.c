@@ -446,7 +446,7 @@ out:
 		xp->sel_timeout = false;
 		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
 					  VRNIC_PSN_MASK);
-		if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0)
+		if (vrnic_req_in_flight(xp))
 			vrnic_req_arm_timer(qp);
 		else
 			vrnic_req_disarm_timer(qp);

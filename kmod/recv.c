@@ -364,7 +364,6 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	pkt->payoff = (u8 *)bth + hlen - skb->data;
 	pkt->opcode = opcode;
 	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
-	pkt->local = local;
 	pkt->from_cpu = from_cpu;
 
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
@@ -478,7 +477,6 @@ void vrnic_local_ack(struct vrnic_qp *peer, u8 syn, u32 psn, u32 msn)
 		.opcode = op,
 		.family = peer->av.network_type == RDMA_NETWORK_IPV4 ?
 			  AF_INET : AF_INET6,
-		.local = true,
 		.from_cpu = raw_smp_processor_id(),
 	};
 

@@ -467,7 +467,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		 * the sending CPU, as it may never know.
 		 */
 		if (qp->ibqp.qp_type == IB_QPT_RC &&
-		    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
+		    !vrnic_req_in_flight(xp))
 			xp->rx_cpu = vrnic_loop_pick_cpu(wqe->dma.length > mtu ||
 							 vrnic_sq_posted(qp) > 1);
 		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport,
@@ -631,7 +631,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			vrnic_comp_retire(qp);
 	}
 
-	if (rc && vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 &&
+	if (rc && vrnic_req_in_flight(xp) &&
 	    !xp->retrans_armed)
 		vrnic_req_arm_timer(qp);
 	return more;
@@ -689,7 +689,7 @@ static bool vrnic_req_cpu_ok(struct vrnic_qp *qp, bool from_work)
 	 * still in flight (a doorbell moved the QP, vrnic_req_doorbell()).
 	 */
 	if (!from_work && qp->ibqp.qp_type == IB_QPT_RC &&
-	    (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0 ||
+	    (vrnic_req_in_flight(xp) ||
 	     work_pending(&xp->req_work)) &&
 	    xp->tx_cpu >= 0 && cpu_online(xp->tx_cpu))
 		return false;
@@ -811,7 +811,7 @@ void vrnic_req_doorbell(struct vrnic_qp *qp, bool streams)
 	cpu = smp_processor_id();
 	if (xp->tx_cpu >= 0 && xp->tx_cpu != cpu && cpu_online(xp->tx_cpu)) {
 		to = xp->tx_cpu;	/* its sending CPU runs it */
-	} else if (vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0) {
+	} else if (!vrnic_req_in_flight(xp)) {
 		to = vrnic_next_cpu();
 		if (to >= 0)
 			WRITE_ONCE(xp->tx_cpu, to);
@@ -1200,7 +1200,7 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 	spin_lock_bh(&xp->sq_lock);
 	if (xp->stopped || !xp->retrans_armed || xp->sq_err ||
 	    READ_ONCE(qp->state) == IB_QPS_ERR ||
-	    vrnic_psn_cmp(xp->max_psn, xp->comp_psn) <= 0)
+	    !vrnic_req_in_flight(xp))
 		goto out;
 	/* ACKs came since it was set: see vrnic_req_arm_timer(). */
 	if (time_before(jiffies, xp->retrans_due)) {

@@ -1235,7 +1235,7 @@ void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb)
 	} else {
 		/* From a local requester: see vrnic_resp_ack_hold(). */
 		xp->ack_hold = qp->ibqp.qp_type == IB_QPT_RC &&
-			       vrnic_pkt(skb)->local;
+			       vrnic_pkt_local(vrnic_pkt(skb));
 		vrnic_resp_one(qp, skb);
 		xp->ack_hold = false;
 	}

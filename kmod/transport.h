@@ -32,6 +32,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "cc.h"
+#include "hdr.h"
 
 struct vrnic_qp;
 struct vrnic_dev;
@@ -242,6 +243,12 @@ struct vrnic_qp_xport {
 	struct vrnic_qp_cc cc;
 };
 
+/* Whether a request the requester sent awaits its ACK; under @sq_lock. */
+static inline bool vrnic_req_in_flight(const struct vrnic_qp_xport *xp)
+{
+	return vrnic_psn_cmp(xp->max_psn, xp->comp_psn) > 0;
+}
+
 /**
  * struct vrnic_pkt - parse results of a received packet, in skb->cb
  * @hdr: start of the BTH
@@ -250,8 +257,8 @@ struct vrnic_qp_xport {
  * @paylen: bytes of IB payload (after the headers, before pad and ICRC)
  * @opcode: BTH opcode
  * @family: AF_INET or AF_INET6 of the outer header
- * @local: came by local delivery (xmit.c), not from a network device
- * @from_cpu: if @local, the CPU that sent it; else -1
+ * @from_cpu: for local delivery (xmit.c), the CPU that sent it; -1 for a
+ *	packet from a network device
  * @vdev: the device whose budget a held packet is charged to (resp.c)
  */
 struct vrnic_pkt {
@@ -263,9 +270,14 @@ struct vrnic_pkt {
 	u32 payoff;		/* payload offset from skb->data */
 	u8 opcode;
 	u8 family;
-	bool local;
 	s16 from_cpu;
 };
+
+/* Whether @pkt came by local delivery, not from a network device. */
+static inline bool vrnic_pkt_local(const struct vrnic_pkt *pkt)
+{
+	return pkt->from_cpu >= 0;
+}
 
 static inline struct vrnic_pkt *vrnic_pkt(struct sk_buff *skb)
 {
