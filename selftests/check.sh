@@ -9,7 +9,8 @@
 #     guest or in VRNIC_CHECK_GUESTS guests at once sharing one queue of
 #     test files (a machine with two host CPUs per guest); the files that
 #     need systemd as PID 1 in a boot of their own, and so each file marked
-#     "# VRNIC_VM_BOOT=own".
+#     "# VRNIC_VM_BOOT=own" (and "# VRNIC_VM_BOOT=own-on-lockdep" when
+#     VRNIC_VM_LOCKDEP=1, which debug-kernel.sh sets for its kernel).
 #
 # The last line is "N passed, N failed" (", N skipped" when some were).
 # Exit status is non-zero on any failure, on a missing result and when the
@@ -214,15 +215,20 @@ systemd_tests() {
 
 # own_boots [TEST...]: each selected file marked "# VRNIC_VM_BOOT=own" in a
 # boot of its own.  Such a file leaves state behind that another file's
-# run would trip over, or trips over theirs (see the marked file).
+# run would trip over, or trips over theirs (see the marked file).  Files
+# marked "# VRNIC_VM_BOOT=own-on-lockdep" get one on a lockdep kernel only
+# (VRNIC_VM_LOCKDEP=1); guest.sh leaves them out of the main boot then.
 own_boots() {
 	local name
+	local -a marks=('# VRNIC_VM_BOOT=own')
 
+	[[ ${VRNIC_VM_LOCKDEP:-0} == 1 ]] &&
+		marks+=('# VRNIC_VM_BOOT=own-on-lockdep')
 	while IFS= read -r name; do
 		[[ -n $name ]] || continue
 		echo "# VM selftests: $name in a boot of its own"
 		vm_boot "" "" "$name"
-	done < <(marked_tests '# VRNIC_VM_BOOT=own' "$@")
+	done < <(for m in "${marks[@]}"; do marked_tests "$m" "$@"; done)
 }
 
 # vm_boot INIT CLAIMS [TEST...]: one boot of vm.sh check, its results

@@ -15,12 +15,12 @@
 #  - 50 small files created, listed and removed (inline RPCs);
 #  - after umount and the server's stop, no RC QP is left on the device.
 #
-# A boot of its own (check.sh): on a lockdep kernel, this file's rpcrdma
-# after verbs_kernel_ulp.sh's nvmet-rdma in one boot completes a lock
-# chain through ib_core and rdma_cm with no vrnic frame in it, which
+# A boot of its own on a lockdep kernel (check.sh): there, this file's
+# rpcrdma after verbs_kernel_ulp.sh's nvmet-rdma in one boot completes a
+# lock chain through ib_core and rdma_cm with no vrnic frame in it, which
 # lockdep reports although the CQs and IDs are different instances
 # (selftests/vm/README.md, "The debug kernel").
-# VRNIC_VM_BOOT=own
+# VRNIC_VM_BOOT=own-on-lockdep
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"

@@ -179,6 +179,12 @@ vm_env() {
 	export VRNIC_VM_TIMEOUT=${VRNIC_VM_TIMEOUT:-14400}
 	export VRNIC_TEST_TIMEOUT_FACTOR=${VRNIC_TEST_TIMEOUT_FACTOR:-4}
 	export VRNIC_STRESS_SCALE=${VRNIC_STRESS_SCALE:-100}
+	# Which files need a boot of their own ("# VRNIC_VM_BOOT=own-on-
+	# lockdep": check.sh, guest.sh) follows from the kernel's config.
+	export VRNIC_VM_LOCKDEP=0
+	if grep -qx 'CONFIG_PROVE_LOCKING=y' "$OBJ/.config"; then
+		VRNIC_VM_LOCKDEP=1
+	fi
 }
 
 main() {

@@ -192,8 +192,11 @@ list_tests() {
 		fi
 		# Files marked "# VRNIC_VM_BOOT=own" run only in a boot that
 		# runs nothing else (check.sh gives them one): the only pattern
-		# names them.
-		if grep -q '^# VRNIC_VM_BOOT=own$' "$f" 2>/dev/null; then
+		# names them.  So do files marked "...=own-on-lockdep" on a
+		# lockdep kernel.
+		if grep -q '^# VRNIC_VM_BOOT=own$' "$f" 2>/dev/null ||
+			{ [[ ${VRNIC_VM_LOCKDEP:-0} == 1 ]] &&
+				grep -q '^# VRNIC_VM_BOOT=own-on-lockdep$' "$f" 2>/dev/null; }; then
 			[[ $# -eq 1 && ($base == "$1" || $base == "$1.sh") ]] || continue
 		fi
 		# Files listed in selftests/known-failures are left out of a

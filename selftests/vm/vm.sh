@@ -172,6 +172,7 @@ write_job() {
 		printf 'VRNIC_VM_LOAD=%q\n' "${VRNIC_VM_LOAD:-1}"
 		printf 'VRNIC_VM_MODDIR=%q\n' "${MODROOT:+$MODDIR}"
 		printf 'VRNIC_VM_INIT=%q\n' "${VRNIC_VM_INIT:-}"
+		printf 'VRNIC_VM_LOCKDEP=%q\n' "${VRNIC_VM_LOCKDEP:-0}"
 		printf 'VRNIC_VM_CLAIMS=%q\n' "${VRNIC_VM_CLAIMS:+/claims}"
 		printf 'KTAP_VERBOSE=%q\n' "${KTAP_VERBOSE:-0}"
 		# Tuning knobs of the guest scripts pass through as they are.
