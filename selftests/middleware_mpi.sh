@@ -26,7 +26,7 @@
 
 ktap_header
 ktap_require_vm
-ktap_require_cmd ip rdma timeout ucx_perftest ucx_info fi_pingpong mpirun mpicc
+ktap_require_cmd ip rdma timeout ucx_perftest ucx_info fi_pingpong mpirun
 
 T=$(mktemp -d /tmp/middleware_mpi.XXXXXX)
 chmod 755 "$T"
@@ -88,48 +88,9 @@ expect_output "fi_pingpong -p 'verbs;ofi_rxm' -e rdm (4 KiB)" '^4k +' \
 expect_ok "fi_pingpong rdm server finished" server_done fi_rdm
 
 # --- Open MPI ---
-cat >"$T/pingpong.c" <<'EOF'
-/* Two ranks bounce a buffer (20 times: with both ranks busy-polling the
- * 2-CPU guest, a 64 KiB round trip takes 60-100 ms); rank 0 checks every
- * byte it gets back. */
-#include <mpi.h>
-#include <stdio.h>
-#include <string.h>
-
-int main(int argc, char **argv)
-{
-	static unsigned char buf[65536];
-	int rank, i, n, iters = 20, bad = 0;
-	char host[MPI_MAX_PROCESSOR_NAME];
-	double t;
-
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Get_processor_name(host, &n);
-	printf("rank %d on %s\n", rank, host);
-	t = MPI_Wtime();
-	for (i = 0; i < iters; i++) {
-		if (rank == 0) {
-			memset(buf, i & 0xff, sizeof(buf));
-			MPI_Send(buf, sizeof(buf), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-			memset(buf, 0, sizeof(buf));
-			MPI_Recv(buf, sizeof(buf), MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			for (n = 0; n < (int)sizeof(buf); n++)
-				bad += buf[n] != (i & 0xff);
-		} else {
-			MPI_Recv(buf, sizeof(buf), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(buf, sizeof(buf), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-		}
-	}
-	t = MPI_Wtime() - t;
-	if (rank == 0)
-		printf("pingpong %d x 64 KiB: %.1f us per round trip, %d bad bytes\n",
-		       iters, t * 1e6 / iters, bad);
-	MPI_Finalize();
-	return bad != 0;
-}
-EOF
-run_stage "mpicc pingpong.c" mpicc -O2 -o "$T/pingpong" "$T/pingpong.c"
+# The ping-pong (selftests/mpi/pingpong.c), built by make with mpicc.
+PINGPONG=${PINGPONG:-$(cd "$(dirname "$0")/.." && pwd)/build/selftests/mpi/pingpong}
+[[ -x $PINGPONG ]] || ktap_bail "no $PINGPONG (make selftests)"
 # Two hosts: A and B, each with its own name (UTS namespace) and
 # /etc/hosts entry; mpirun runs on A and starts B's orted through
 # this agent instead of ssh.
@@ -160,11 +121,11 @@ mpi=(mpirun --allow-run-as-root -np 2 --host hosta,hostb
 	--mca oob_tcp_if_include "${IP_A%.*}.0/24" --mca btl ^openib,tcp,vader)
 expect_output "mpirun -np 2 across hosts, pml ucx: ping-pong correct" '0 bad bytes' \
 	in_a unshare --uts sh -c 'hostname hosta; exec "$@"' sh timeout 300 "${mpi[@]}" \
-	--mca pml ucx --mca osc ucx -x UCX_TLS=rc_verbs,ud_verbs "$T/rank" "$T/pingpong"
+	--mca pml ucx --mca osc ucx -x UCX_TLS=rc_verbs,ud_verbs "$T/rank" "$PINGPONG"
 expect_output "mpirun -np 2 across hosts, mtl ofi (verbs;ofi_rxm): ping-pong correct" '0 bad bytes' \
 	in_a unshare --uts sh -c 'hostname hosta; exec "$@"' sh timeout 300 "${mpi[@]}" \
 	--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "verbs;ofi_rxm" \
-	"$T/rank" "$T/pingpong"
+	"$T/rank" "$PINGPONG"
 
 for d in vrnic0 vrnic1; do
 	rdma statistic show link "$d/1" | tr ' ' '\n' | paste -d' ' - - | grep -v ' 0$' |
