@@ -86,10 +86,11 @@ vrnic_teardown() {
 	local rc=0 dev
 
 	if [[ -d /sys/module/vrnic ]]; then
-		# Killed processes may still be releasing their uverbs files.
-		for _ in 1 2 3 4 5; do
+		# Killed processes may still be releasing their uverbs files:
+		# up to 5 s, polled finely (most files unload at once or soon).
+		for _ in $(seq 25); do
 			rmmod vrnic 2>/dev/null && break
-			sleep 1
+			sleep 0.2
 		done
 		if [[ -d /sys/module/vrnic ]] && ! rmmod vrnic; then
 			echo "rmmod vrnic failed (refcount $(cat /sys/module/vrnic/refcnt 2>/dev/null))"
@@ -274,6 +275,7 @@ mode_check() {
 		echo "$((SECONDS - start))" >"$dir/load-seconds"
 		run_one "$path" "$dir" "$t"
 		rc=$?
+		echo "$((SECONDS - start))" >"$dir/run-seconds"
 		[[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${t}s" >>"$dir/notes"
 		vrnic_teardown >>"$dir/notes" 2>&1 || echo "teardown failed" >>"$dir/notes"
 		if ! dmesg_check >"$dir/dmesg-bad"; then
