@@ -335,31 +335,36 @@ write_reports() {
 			r=$(ratio "$rx" "$vr")
 			echo "| $name | $tool | $size | $(run_len "$iters") | $unit | $(spread "rxe.$name") | $(spread "vrnic.$name") | ${r/null/-} |"
 		done
-		echo
-		echo "## Loss recovery: vrnic to vrnic, netem loss $LOSS on the requester's side"
-		echo
-		echo "Two namespaces over a veth pair (MTU 1500), ib_write_bw -s 65536 -n $((1000 * SCALE)); medians of $REPS rounds."
-		echo
-		echo "| clean MB/s | lossy MB/s | lossy/clean | retransmitted packets | netem drops | retransmitted/dropped |"
-		echo "|---:|---:|---:|---:|---:|---:|"
-		echo "| ${RESULT[clean.write_bw_64KiB]:--} | ${RESULT[lossy.write_bw_64KiB]:--} |" \
-			"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}") |" \
-			"${RESULT[loss.retransmits]:--} | ${RESULT[loss.dropped]:--} |" \
-			"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}") |"
-		echo
-		echo "## Zero-copy transmit: vrnic with zero_copy on and off"
-		echo
-		echo "vrnic_a alone (local delivery) and vrnic_a to vrnic_b over the veth pair (MTU 1500), 64 KiB, -n $((1000 * SCALE)); medians (min-max) of $REPS rounds."
-		echo
-		echo "| row | topology | copy MB/s | zero-copy MB/s | zero-copy/copy |"
-		echo "|---|---|---:|---:|---:|"
-		for row in "${ZC_ROWS[@]}"; do
-			read -r name _ <<<"$row"
-			for topo in "${ZC_TOPOS[@]}"; do
-				echo "| $name | $topo | $(spread "zc0_$topo.$name") | $(spread "zc1_$topo.$name") |" \
-					"$(ratio "${RESULT[zc0_$topo.$name]:-}" "${RESULT[zc1_$topo.$name]:-}" | sed 's/null/-/') |"
+		# The sections BENCH_ROWS selected.
+		if [[ loss =~ $ROWS_RE ]]; then
+			echo
+			echo "## Loss recovery: vrnic to vrnic, netem loss $LOSS on the requester's side"
+			echo
+			echo "Two namespaces over a veth pair (MTU 1500), ib_write_bw -s 65536 -n $((1000 * SCALE)); medians of $REPS rounds."
+			echo
+			echo "| clean MB/s | lossy MB/s | lossy/clean | retransmitted packets | netem drops | retransmitted/dropped |"
+			echo "|---:|---:|---:|---:|---:|---:|"
+			echo "| ${RESULT[clean.write_bw_64KiB]:--} | ${RESULT[lossy.write_bw_64KiB]:--} |" \
+				"$(ratio "${RESULT[clean.write_bw_64KiB]:-}" "${RESULT[lossy.write_bw_64KiB]:-}") |" \
+				"${RESULT[loss.retransmits]:--} | ${RESULT[loss.dropped]:--} |" \
+				"$(ratio "${RESULT[loss.dropped]:-}" "${RESULT[loss.retransmits]:-}") |"
+		fi
+		if [[ zero_copy =~ $ROWS_RE ]]; then
+			echo
+			echo "## Zero-copy transmit: vrnic with zero_copy on and off"
+			echo
+			echo "vrnic_a alone (local delivery) and vrnic_a to vrnic_b over the veth pair (MTU 1500), 64 KiB, -n $((1000 * SCALE)); medians (min-max) of $REPS rounds."
+			echo
+			echo "| row | topology | copy MB/s | zero-copy MB/s | zero-copy/copy |"
+			echo "|---|---|---:|---:|---:|"
+			for row in "${ZC_ROWS[@]}"; do
+				read -r name _ <<<"$row"
+				for topo in "${ZC_TOPOS[@]}"; do
+					echo "| $name | $topo | $(spread "zc0_$topo.$name") | $(spread "zc1_$topo.$name") |" \
+						"$(ratio "${RESULT[zc0_$topo.$name]:-}" "${RESULT[zc1_$topo.$name]:-}" | sed 's/null/-/') |"
+				done
 			done
-		done
+		fi
 	} >"$OUT/bench.md"
 
 	{
