@@ -10,7 +10,8 @@
 #    packets received on CPU 1 (tasklet runs counted in /proc/softirqs);
 #    ib_read_bw and ib_send_bw complete;
 #  - none of it reorders: out_of_sequence_requests, duplicate_requests,
-#    seq_err_naks_sent and retransmits stay 0;
+#    seq_err_naks_sent and retransmits stay 0 (with an ACK timeout of 1 s,
+#    so that only a reorder, not a slow vCPU, can make a resend);
 #  - a ping-pong (ib_write_lat, one WQE posted, one packet) stays on the
 #    sending CPU;
 #  - loop_spread=0: the same ib_write_bw leaves CPU 1 alone;
@@ -119,16 +120,22 @@ ooo_since() {
 }
 
 # perf TOOL ARGS...: server and client on CPU 0; the client's status.
+# An ACK timeout of 1 s (-u 18), not perftest's 67 ms: a resend here is
+# to show a reorder, not a vCPU that stalled for 67 ms (the debug kernel
+# stalls so; one of its runs counted 2 resends, cause not recorded).
+# Taking a CPU down (below) stops every CPU a while (stop_machine), on the
+# debug kernel for long enough that seven 67 ms timeouts in a row ended
+# the transfer.
 perf() {
 	local tool=$1 rc=0 server
 	shift
 
 	taskset -c 0 timeout 120 "$tool" -d "$DEV" -x "$gid" -F -p "$PORT" \
-		"$@" >/tmp/spread.server 2>&1 &
+		-u 18 "$@" >/tmp/spread.server 2>&1 &
 	server=$!
 	sleep 1
 	taskset -c 0 timeout 120 "$tool" -d "$DEV" -x "$gid" -F -p "$PORT" \
-		"$@" "$IP_A" >"$KTAP_OUT" 2>&1 || rc=$?
+		-u 18 "$@" "$IP_A" >"$KTAP_OUT" 2>&1 || rc=$?
 	wait "$server"
 	return "$rc"
 }
@@ -218,12 +225,8 @@ if [[ -w $CPU1 ]]; then
 	hp_iters=3000
 	ktap_debug_kernel && hp_iters=300
 	rm -f /tmp/spread.toggle
-	# An ACK timeout of 1 s (-u 18), not perftest's 67 ms: taking a
-	# CPU down stops every CPU a while (stop_machine), on the debug
-	# kernel for long enough that seven 67 ms timeouts in a row ended
-	# the transfer with loop_spread=0 as well.
 	run_stage "loop_spread=1: ib_write_bw while CPU 1 goes offline and back" \
-		perf ib_write_bw -s 65536 -n "$hp_iters" -u 18
+		perf ib_write_bw -s 65536 -n "$hp_iters"
 	wait "$toggler"
 	[[ $(cat "$CPU1") == 1 ]] || echo 1 >"$CPU1"
 	ktap_comment "$(cat /tmp/spread.toggle 2>/dev/null ||
