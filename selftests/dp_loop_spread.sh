@@ -150,8 +150,10 @@ run_stage "loop_spread=1: ib_write_bw 64 KiB" \
 runs=$(req_runs1)
 spread=$(($(tasklets1) - before))
 ktap_comment "tasklet runs on CPU 1: $spread"
+# A run drains what has queued: 200 to 10054 runs were seen for the 200
+# messages (12,800 packets); a tenth of the messages is the floor.
 ktap_result "loop_spread=1: a pipelining QP's packets are received on CPU 1" \
-	$((spread < 100)) "$spread tasklet runs on CPU 1"
+	$((spread < ITERS / 10)) "$spread tasklet runs on CPU 1"
 ktap_comment "requester work item runs on CPU 1: $runs"
 ktap_result "post_spread=1: 64 KiB messages' requester stays on the poster's CPU" \
 	$((runs >= 10)) "$runs requester runs on CPU 1"
