@@ -13,7 +13,10 @@
  *    producer) while the QP enters Error: each flush pass completes at
  *    most a ring's worth, instead of flushing for as long as the thread
  *    keeps writing (with BHs off); and local WQEs the process keeps
- *    posting take the requester's budget like packets do;
+ *    posting take the requester's budget like packets do, in the
+ *    doorbell and in the requester's work item (post_spread queues it on
+ *    another CPU), which starts again after its budgets instead of
+ *    running for as long as the ring refills;
  *  - a producer moved backwards behind WQEs already sent: the kernel
  *    starts nothing new (the fetch position never wraps onto the
  *    consumer, so the copies of WQEs in flight stay intact);
@@ -68,6 +71,8 @@
 #define HS_AETH_ACK	0x1f		/* ACK, credit field "invalid" */
 #define HS_CGROOT	"/sys/fs/cgroup"
 #define HS_POST_SPREAD	"/sys/module/vrnic/parameters/post_spread"
+#define HS_TRACING	"/sys/kernel/tracing"
+#define HS_WQ_EVENT	HS_TRACING "/events/workqueue/workqueue_execute_start"
 
 /* ---- helpers ---- */
 
@@ -218,6 +223,7 @@ FIXTURE(hs) {
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	bool widen_loaded;
+	bool tracing;		/* the workqueue event is on */
 	int post_spread_was;	/* -1: vrnic's post_spread untouched */
 };
 
@@ -252,6 +258,8 @@ FIXTURE_TEARDOWN(hs)
 		vrnic_sh("rmmod vrnic_widen");
 	if (self->post_spread_was >= 0)
 		vrnic_sh("echo %d > %s", self->post_spread_was, HS_POST_SPREAD);
+	if (self->tracing)
+		vrnic_sh("echo 0 > " HS_WQ_EVENT "/enable");
 	if (self->qp)
 		ibv_destroy_qp(self->qp);
 	if (self->cq)
@@ -334,14 +342,8 @@ static int hs_connect_silent(FIXTURE_DATA(hs) *self, uint8_t timeout,
 			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-/*
- * Run every doorbell's requester inline, in the caller's system call:
- * with post_spread on, a doorbell whose newest WQE is a one-packet
- * unsignaled one (the scribbler's) only queues the work item on another
- * CPU (docs/wire.md, "Which CPU runs the requester"), and the tests that
- * measure the inline run's budget would measure nothing.
- */
-static int hs_inline_doorbells(FIXTURE_DATA(hs) *self)
+/* Set vrnic's post_spread to @on; the fixture puts it back. */
+static int hs_post_spread(FIXTURE_DATA(hs) *self, bool on)
 {
 	FILE *f = fopen(HS_POST_SPREAD, "r");
 	char c = 0;
@@ -353,8 +355,51 @@ static int hs_inline_doorbells(FIXTURE_DATA(hs) *self)
 	fclose(f);
 	if (c != 'Y' && c != 'N')
 		return -EINVAL;
-	self->post_spread_was = c == 'Y';
-	return vrnic_sh("echo 0 > %s", HS_POST_SPREAD);
+	if (self->post_spread_was < 0)
+		self->post_spread_was = c == 'Y';
+	return vrnic_sh("echo %d > %s", on, HS_POST_SPREAD);
+}
+
+/*
+ * Run every doorbell's requester inline, in the caller's system call:
+ * with post_spread on, a doorbell whose newest WQE is a one-packet
+ * unsignaled one (the scribbler's) only queues the work item on another
+ * CPU (docs/wire.md, "Which CPU runs the requester"), and the tests that
+ * measure the inline run's budget would measure nothing.
+ */
+static int hs_inline_doorbells(FIXTURE_DATA(hs) *self)
+{
+	return hs_post_spread(self, false);
+}
+
+/* Record the work items every CPU executes from now on. */
+static int hs_trace_work_start(FIXTURE_DATA(hs) *self)
+{
+	if (access(HS_WQ_EVENT "/enable", W_OK))
+		return -errno;
+	self->tracing = true;
+	return vrnic_sh("echo 0 > " HS_TRACING "/tracing_on && "
+			"echo > " HS_TRACING "/trace && "
+			"echo 1 > " HS_WQ_EVENT "/enable && "
+			"echo 1 > " HS_TRACING "/tracing_on");
+}
+
+/* Stop recording; how often vrnic's requester work item started. */
+static long hs_trace_work_runs(FIXTURE_DATA(hs) *self)
+{
+	char line[512];
+	long runs = 0;
+	FILE *f;
+
+	vrnic_sh("echo 0 > " HS_WQ_EVENT "/enable");
+	self->tracing = false;
+	f = fopen(HS_TRACING "/trace", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		runs += strstr(line, "function vrnic_req_work") != NULL;
+	fclose(f);
+	return runs;
 }
 
 static int hs_post_send(FIXTURE_DATA(hs) *self, uint64_t wr_id, uint32_t len)
@@ -564,6 +609,22 @@ TEST_F(hs, flush_of_refilled_rings_is_bounded)
 	EXPECT_GE(4UL * rq_cap, s.rq.done);
 }
 
+/* Fill every slot of @sq with an unsignaled zero-length bind of @mw. */
+static void hs_fill_binds(struct rxe_queue_buf *sq, struct ibv_mw *mw)
+{
+	struct rxe_send_wqe *w;
+	uint32_t i;
+
+	for (i = 0; i <= sq->index_mask; i++) {
+		w = (void *)(sq->data + ((size_t)i << sq->log2_elem_size));
+		memset(w, 0, sizeof(*w));
+		w->wr.wr_id = i;
+		w->wr.opcode = IB_UVERBS_WR_BIND_MW;
+		w->wr.wr.mw.mw_rkey = mw->rkey;
+		w->wr.wr.mw.rkey = mw->rkey;
+	}
+}
+
 /*
  * Local WQEs (here: zero-length binds of a type 1 window, which succeed
  * without a packet) used to cost the requester nothing of its budget: a
@@ -573,10 +634,8 @@ TEST_F(hs, flush_of_refilled_rings_is_bounded)
 TEST_F(hs, local_wqes_consume_the_requester_budget)
 {
 	struct hs_scribbler s = { .run_ms = 2000, .cpu = 1 };
-	struct rxe_send_wqe *w;
 	unsigned long during;
 	struct ibv_mw *mw;
-	uint32_t i;
 	int ret;
 
 	if (_metadata->skip)	/* a SKIP in the setup */
@@ -589,15 +648,7 @@ TEST_F(hs, local_wqes_consume_the_requester_budget)
 	ASSERT_NE(NULL, mw);
 	s.sq.q = hs_ring(1023);
 	ASSERT_NE(NULL, s.sq.q);
-	for (i = 0; i <= s.sq.q->index_mask; i++) {
-		w = (void *)(s.sq.q->data + ((size_t)i <<
-					      s.sq.q->log2_elem_size));
-		memset(w, 0, sizeof(*w));
-		w->wr.wr_id = i;
-		w->wr.opcode = IB_UVERBS_WR_BIND_MW;
-		w->wr.wr.mw.mw_rkey = mw->rkey;
-		w->wr.wr.mw.rkey = mw->rkey;
-	}
+	hs_fill_binds(s.sq.q, mw);
 
 	/* 1 ms per bind: the writer on the other CPU stays ahead. */
 	ASSERT_EQ(0, hs_widen_load(&self->widen_loaded, "vrnic_mw_bind", 1,
@@ -615,6 +666,60 @@ TEST_F(hs, local_wqes_consume_the_requester_budget)
 	 * doorbell, completing binds, until the writer stopped.
 	 */
 	EXPECT_GE(64UL, during);
+	ibv_destroy_qp(self->qp);
+	self->qp = NULL;
+	ibv_dealloc_mw(mw);
+}
+
+/*
+ * With post_spread on, a doorbell whose newest WQE is unsignaled and one
+ * packet long queues the requester's work item on another CPU instead of
+ * running it inline.  That run is bounded too (VRNIC_REQ_WORK_RUNS
+ * budgets, req.c) and then queued again: while a writer keeps the ring
+ * full of 1 ms binds for 3 s, the work item starts again and again; one
+ * that kept going while there was work would start once.
+ */
+TEST_F(hs, requester_work_item_requeues_while_the_ring_refills)
+{
+	struct hs_scribbler s = { .run_ms = 3000, .cpu = 0 };
+	struct ibv_send_wr wr = { .wr_id = 7, .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_mw *mw;
+	pthread_t t;
+	long runs;
+
+	if (_metadata->skip)	/* a SKIP in the setup */
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	if (access(HS_WQ_EVENT "/enable", W_OK))
+		SKIP(return, "no tracepoint %s", HS_WQ_EVENT);
+	ASSERT_EQ(0, hs_qp_create(self, IBV_QPT_UC, 64, 1000, 8));
+	ASSERT_EQ(0, hs_connect_silent(self, 18, 0));
+	mw = ibv_alloc_mw(self->d.pd, IBV_MW_TYPE_1);
+	ASSERT_NE(NULL, mw);
+	s.sq.q = hs_ring(1023);
+	ASSERT_NE(NULL, s.sq.q);
+	hs_fill_binds(s.sq.q, mw);
+
+	ASSERT_EQ(0, hs_widen_load(&self->widen_loaded, "vrnic_mw_bind", 1,
+				   -1));
+	ASSERT_EQ(0, hs_post_spread(self, true));
+	ASSERT_EQ(0, hs_trace_work_start(self));
+	/* Writer and doorbell on CPU 0: the work item goes to CPU 1. */
+	ASSERT_EQ(0, hs_pin(0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, hs_scribble, &s));
+	usleep(100 * 1000);
+	/* Unsignaled and empty, as the binds around it. */
+	EXPECT_EQ(0, ibv_post_send(self->qp, &wr, &bad));
+	pthread_join(t, NULL);
+	/* The binds the writer left in the ring, 1 ms each. */
+	usleep(1500 * 1000);
+	runs = hs_trace_work_runs(self);
+	EXPECT_LT(0, hs_widen_unload(&self->widen_loaded));
+	TH_LOG("the requester's work item started %ld times; %lu WQEs done",
+	       runs, s.sq.done);
+	/* 16 budgets of 32 binds take about 0.5 s a run. */
+	EXPECT_LE(3, runs);
 	ibv_destroy_qp(self->qp);
 	self->qp = NULL;
 	ibv_dealloc_mw(mw);
