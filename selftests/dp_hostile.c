@@ -626,6 +626,42 @@ static void hs_fill_binds(struct rxe_queue_buf *sq, struct ibv_mw *mw)
 }
 
 /*
+ * A UC QP to the silent peer whose 1024-slot SQ is all unsignaled binds
+ * of a type 1 window, each slowed to 1 ms (the widen module on
+ * vrnic_mw_bind): a writer that moves the producer on keeps the
+ * requester busy with local WQEs.  Returns the window, NULL on failure.
+ */
+static struct ibv_mw *hs_bind_ring(FIXTURE_DATA(hs) *self,
+				   struct hs_scribbler *s)
+{
+	struct ibv_mw *mw;
+
+	if (hs_qp_create(self, IBV_QPT_UC, 64, 1000, 8) ||
+	    hs_connect_silent(self, 18, 0))
+		return NULL;
+	s->sq.q = hs_ring(1023);
+	if (!s->sq.q)
+		return NULL;
+	mw = ibv_alloc_mw(self->d.pd, IBV_MW_TYPE_1);
+	if (!mw)
+		return NULL;
+	hs_fill_binds(s->sq.q, mw);
+	if (hs_widen_load(&self->widen_loaded, "vrnic_mw_bind", 1, -1)) {
+		ibv_dealloc_mw(mw);
+		return NULL;
+	}
+	return mw;
+}
+
+/* The window outlives the binds: the QP goes first. */
+static void hs_bind_ring_done(FIXTURE_DATA(hs) *self, struct ibv_mw *mw)
+{
+	ibv_destroy_qp(self->qp);
+	self->qp = NULL;
+	ibv_dealloc_mw(mw);
+}
+
+/*
  * Local WQEs (here: zero-length binds of a type 1 window, which succeed
  * without a packet) used to cost the requester nothing of its budget: a
  * doorbell then completed them, inline and with BHs off, for as long as
@@ -642,17 +678,9 @@ TEST_F(hs, local_wqes_consume_the_requester_budget)
 		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
-	ASSERT_EQ(0, hs_qp_create(self, IBV_QPT_UC, 64, 1000, 8));
-	ASSERT_EQ(0, hs_connect_silent(self, 18, 0));
-	mw = ibv_alloc_mw(self->d.pd, IBV_MW_TYPE_1);
-	ASSERT_NE(NULL, mw);
-	s.sq.q = hs_ring(1023);
-	ASSERT_NE(NULL, s.sq.q);
-	hs_fill_binds(s.sq.q, mw);
-
 	/* 1 ms per bind: the writer on the other CPU stays ahead. */
-	ASSERT_EQ(0, hs_widen_load(&self->widen_loaded, "vrnic_mw_bind", 1,
-				   -1));
+	mw = hs_bind_ring(self, &s);
+	ASSERT_NE(NULL, mw);
 	ASSERT_EQ(0, hs_inline_doorbells(self));
 	/* The doorbell (librxe's SEND lands in one slot among the binds). */
 	during = hs_doorbell_during(self, &s, &ret);
@@ -666,9 +694,7 @@ TEST_F(hs, local_wqes_consume_the_requester_budget)
 	 * doorbell, completing binds, until the writer stopped.
 	 */
 	EXPECT_GE(64UL, during);
-	ibv_destroy_qp(self->qp);
-	self->qp = NULL;
-	ibv_dealloc_mw(mw);
+	hs_bind_ring_done(self, mw);
 }
 
 /*
@@ -693,16 +719,8 @@ TEST_F(hs, requester_work_item_requeues_while_the_ring_refills)
 		SKIP(return, "needs two CPUs");
 	if (access(HS_WQ_EVENT "/enable", W_OK))
 		SKIP(return, "no tracepoint %s", HS_WQ_EVENT);
-	ASSERT_EQ(0, hs_qp_create(self, IBV_QPT_UC, 64, 1000, 8));
-	ASSERT_EQ(0, hs_connect_silent(self, 18, 0));
-	mw = ibv_alloc_mw(self->d.pd, IBV_MW_TYPE_1);
+	mw = hs_bind_ring(self, &s);
 	ASSERT_NE(NULL, mw);
-	s.sq.q = hs_ring(1023);
-	ASSERT_NE(NULL, s.sq.q);
-	hs_fill_binds(s.sq.q, mw);
-
-	ASSERT_EQ(0, hs_widen_load(&self->widen_loaded, "vrnic_mw_bind", 1,
-				   -1));
 	ASSERT_EQ(0, hs_post_spread(self, true));
 	ASSERT_EQ(0, hs_trace_work_start(self));
 	/* Writer and doorbell on CPU 0: the work item goes to CPU 1. */
@@ -720,9 +738,7 @@ TEST_F(hs, requester_work_item_requeues_while_the_ring_refills)
 	       runs, s.sq.done);
 	/* 16 budgets of 32 binds take about 0.5 s a run. */
 	EXPECT_LE(3, runs);
-	ibv_destroy_qp(self->qp);
-	self->qp = NULL;
-	ibv_dealloc_mw(mw);
+	hs_bind_ring_done(self, mw);
 }
 
 /* ---- item 12: a producer moved back behind the fetch position ---- */
