@@ -188,6 +188,9 @@ static int vrnic_query_device(struct ib_device *ibdev,
 	attr->max_srq_wr = READ_ONCE(lim->max_qp_wr);
 	attr->max_srq_sge = READ_ONCE(lim->max_sge);
 	attr->max_fast_reg_page_list_len = VRNIC_MAX_FMR_PAGES;
+	attr->max_mcast_grp = VRNIC_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = VRNIC_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = VRNIC_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_pkeys = VRNIC_MAX_PKEYS;
 	attr->local_ca_ack_delay = 15;
 	return 0;

@@ -74,6 +74,13 @@ static struct socket *vrnic_udp_open(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	/*
+	 * A UDP tunnel socket does not loop its multicast back; ours must:
+	 * that copy is how QPs of the sending device, attached to the group,
+	 * receive what it sends to the group (mcast.c), as an HCA delivers a
+	 * multicast packet to its own port's QPs.
+	 */
+	inet_sk(sock->sk)->mc_loop = 1;
 	return sock;
 }
 

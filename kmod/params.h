@@ -44,6 +44,14 @@
 /* Memory windows per device (fixed; not a netlink limit). */
 #define VRNIC_MAX_MW			0x10000
 
+/*
+ * UD multicast (mcast.c), fixed: groups per device, UD QPs attached to
+ * one group, attachments in all.
+ */
+#define VRNIC_MAX_MCAST_GRP		1024
+#define VRNIC_MAX_MCAST_QP_ATTACH	64
+#define VRNIC_MAX_TOTAL_MCAST_QP_ATTACH	4096
+
 /* Pages one fast-registration MR can map (IB_WR_REG_MR). */
 #define VRNIC_MAX_FMR_PAGES		512
 

@@ -70,6 +70,14 @@ struct vrnic_dev *vrnic_dev_from_daddr(struct sk_buff *skb)
 	return vrnic_dev_from_addr(net, AF_INET6, &ipv6_hdr(skb)->daddr);
 }
 
+/* Whether @skb's destination address is an IP multicast one. */
+static bool vrnic_daddr_is_mcast(struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 static bool vrnic_pkey_ok(u16 pkey)
 {
 	/* IBA 10.9.3: low 15 bits match, one side a full member. */
@@ -122,14 +130,17 @@ int vrnic_rcv(struct sk_buff *skb)
 	}
 	/*
 	 * A vrnic device sends to an address of its own host by local
-	 * delivery (xmit.c), never through this socket, and RoCEv2 is
-	 * unicast.  So a datagram that reached the socket through the
-	 * loopback device, or as a broadcast or multicast looped back by
-	 * the sender's host, came from a local socket: any local user can
-	 * send one with whatever RoCE headers and ICRC it likes, and with
-	 * the source address of a local peer.  Drop it.
+	 * delivery (xmit.c), never through this socket.  So a unicast
+	 * datagram that reached the socket through the loopback device, or
+	 * looped back by the sender's host, came from a local socket: any
+	 * local user can send one with whatever RoCE headers and ICRC it
+	 * likes, and with the source address of a local peer.  Drop it.
+	 * Multicast is the exception (mcast.c): the IP stack loops our own
+	 * host's copy back through the sending netdev, and it can only
+	 * reach UD QPs, which take packets from anyone with the Q_Key.
 	 */
-	if (looped || skb->pkt_type != PACKET_HOST) {
+	if (looped ||
+	    (skb->pkt_type != PACKET_HOST && !vrnic_daddr_is_mcast(skb))) {
 		vrnic_counter_inc(vdev, VRNIC_CNT_DROP_BAD_ADDR);
 		ib_device_put(&vdev->ibdev);
 		kfree_skb(skb);
@@ -242,6 +253,98 @@ drop:
 }
 
 /**
+ * vrnic_rcv_accepts - whether @qp takes a packet addressed to it
+ * @qp: the destination QP, referenced
+ * @skb: a packet whose headers vrnic_rcv_dev() checked, vrnic_pkt() set
+ * @reason: set to the drop counter if not
+ *
+ * The checks that depend on the QP (IBA 9.6: transport, state, source,
+ * Q_Key); for a multicast packet, run for each attached QP.
+ */
+bool vrnic_rcv_accepts(struct vrnic_qp *qp, struct sk_buff *skb,
+		       enum vrnic_counter *reason)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	const struct vrnic_opcode_info *info = &vrnic_opcode[pkt->opcode];
+
+	*reason = VRNIC_CNT_DROP_MALFORMED;
+	if (!vrnic_transport_ok(qp, pkt->opcode))
+		return false;
+	*reason = VRNIC_CNT_DROP_QP_STATE;
+	if (!vrnic_state_ok(qp, info->mask))
+		return false;
+	*reason = VRNIC_CNT_DROP_BAD_ADDR;
+	if (!vrnic_addr_ok(qp, skb))
+		return false;
+	if (info->mask & VRNIC_M_DETH) {
+		struct vrnic_deth *deth = (void *)(pkt->hdr + info->off_deth);
+		u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ?
+			   VRNIC_GSI_QKEY : READ_ONCE(qp->attr.qkey);
+
+		*reason = VRNIC_CNT_DROP_BAD_QKEY;
+		if (deth_qkey(deth) != qkey)
+			return false;
+	}
+	/*
+	 * QP1 receives MADs, which are exactly 256 bytes (IBA 13.4); the
+	 * GSI consumer (ib_mad) sizes its receive buffers for one and never
+	 * reposts a buffer completed in error, so anything else is dropped
+	 * here rather than allowed to use one up.
+	 */
+	*reason = VRNIC_CNT_DROP_MALFORMED;
+	if (qp->ibqp.qp_type == IB_QPT_GSI && pkt->paylen != IB_MGMT_MAD_SIZE)
+		return false;
+	return true;
+}
+
+/*
+ * A packet to a multicast group (mcast.c): the IBA has a multicast
+ * packet carry destination QP 0xFFFFFF and be a UD SEND, and RoCEv2
+ * (annex A17) sends it to a multicast address; a packet with the QPN
+ * or the address but not the rest is dropped.  The group is the destination address as a GID.
+ * Consumes @skb and the caller's device reference.
+ */
+static int vrnic_rcv_mcast(struct vrnic_dev *vdev, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	enum vrnic_counter reason;
+	union ib_gid mgid;
+	int n;
+
+	reason = VRNIC_CNT_DROP_BAD_ADDR;
+	if (bth_qpn((struct vrnic_bth *)pkt->hdr) != IB_MULTICAST_QPN ||
+	    !vrnic_daddr_is_mcast(skb) || vrnic_pkt_local(pkt))
+		goto drop;
+	reason = VRNIC_CNT_DROP_MALFORMED;
+	if (VRNIC_OP_TRANSPORT(pkt->opcode) != VRNIC_OP_UD)
+		goto drop;
+	if (pkt->family == AF_INET)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(skb)->daddr, sizeof(mgid.raw));
+
+	reason = VRNIC_CNT_DROP_UNKNOWN_QP;
+	n = vrnic_mcast_deliver(vdev, &mgid, skb);
+	if (n < 0)
+		goto drop;
+	if (n) {
+		/* One packet received, whatever the number of copies. */
+		vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
+		vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, pkt->paylen);
+	}
+	ib_device_put(&vdev->ibdev);
+	consume_skb(skb);
+	return 0;
+
+drop:
+	vrnic_counter_inc(vdev, reason);
+	ib_device_put(&vdev->ibdev);
+	kfree_skb(skb);
+	return 0;
+}
+
+/**
  * vrnic_rcv_dev - handle one packet for a known device
  * @vdev: the receiving device; the caller's reference is dropped here
  * @skb: UDP datagram; network and transport headers set.  Consumed.
@@ -323,39 +426,6 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	if (!vrnic_pkey_ok(bth_pkey(bth)))
 		goto drop;
 
-	reason = VRNIC_CNT_DROP_UNKNOWN_QP;
-	qp = vrnic_qp_get(vdev, bth_qpn(bth));
-	if (!qp)
-		goto drop;
-
-	reason = VRNIC_CNT_DROP_MALFORMED;
-	if (!vrnic_transport_ok(qp, opcode))
-		goto drop_qp;
-	reason = VRNIC_CNT_DROP_QP_STATE;
-	if (!vrnic_state_ok(qp, info->mask))
-		goto drop_qp;
-	reason = VRNIC_CNT_DROP_BAD_ADDR;
-	if (!vrnic_addr_ok(qp, skb))
-		goto drop_qp;
-	if (info->mask & VRNIC_M_DETH) {
-		struct vrnic_deth *deth = (void *)((u8 *)bth + info->off_deth);
-		u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ?
-			   VRNIC_GSI_QKEY : READ_ONCE(qp->attr.qkey);
-
-		reason = VRNIC_CNT_DROP_BAD_QKEY;
-		if (deth_qkey(deth) != qkey)
-			goto drop_qp;
-	}
-	/*
-	 * QP1 receives MADs, which are exactly 256 bytes (IBA 13.4); the
-	 * GSI consumer (ib_mad) sizes its receive buffers for one and never
-	 * reposts a buffer completed in error, so anything else is dropped
-	 * here rather than allowed to use one up.
-	 */
-	reason = VRNIC_CNT_DROP_MALFORMED;
-	if (qp->ibqp.qp_type == IB_QPT_GSI && len != IB_MGMT_MAD_SIZE)
-		goto drop_qp;
-
 	pkt = vrnic_pkt(skb);
 	pkt->hdr = (u8 *)bth;
 	pkt->mask = info->mask;
@@ -365,6 +435,16 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	pkt->opcode = opcode;
 	pkt->family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
 	pkt->from_cpu = from_cpu;
+
+	if (bth_qpn(bth) == IB_MULTICAST_QPN || vrnic_daddr_is_mcast(skb))
+		return vrnic_rcv_mcast(vdev, skb);
+
+	reason = VRNIC_CNT_DROP_UNKNOWN_QP;
+	qp = vrnic_qp_get(vdev, bth_qpn(bth));
+	if (!qp)
+		goto drop;
+	if (!vrnic_rcv_accepts(qp, skb, &reason))
+		goto drop_qp;
 
 	vrnic_counter_inc(vdev, VRNIC_CNT_RX_PACKETS);
 	vrnic_counter_add(vdev, VRNIC_CNT_RX_BYTES, len);

@@ -404,6 +404,10 @@ void vrnic_comp_sq_drained(struct vrnic_qp *qp);
 void vrnic_comp_error(struct vrnic_qp *qp);
 void vrnic_comp_fail_head(struct vrnic_qp *qp, enum ib_wc_status st);
 
+/* recv.c */
+bool vrnic_rcv_accepts(struct vrnic_qp *qp, struct sk_buff *skb,
+		       enum vrnic_counter *reason);
+
 /* resp.c */
 void vrnic_resp_rcv(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_resp_work(struct work_struct *work);

@@ -21,6 +21,7 @@ void vrnic_verbs_init(struct vrnic_dev *vdev)
 	vdev->next_mr_index = 1;
 	vdev->next_ah_num = 1;
 	vdev->next_srq_num = 1;
+	vrnic_mcast_init(vdev);
 
 	/*
 	 * Write commands ib_core leaves off by default: POST_SEND is
@@ -44,11 +45,13 @@ void vrnic_verbs_cleanup(struct vrnic_dev *vdev)
 	xa_destroy(&vdev->mr_xa);
 	xa_destroy(&vdev->ah_xa);
 	xa_destroy(&vdev->srq_xa);
+	vrnic_mcast_cleanup(vdev);
 }
 
 const struct ib_device_ops vrnic_verbs_ops = {
 	.alloc_mr = vrnic_alloc_mr,
 	.alloc_mw = vrnic_alloc_mw,
+	.attach_mcast = vrnic_attach_mcast,
 	.create_ah = vrnic_create_ah,
 	.create_cq = vrnic_create_cq,
 	.create_qp = vrnic_create_qp,
@@ -60,6 +63,7 @@ const struct ib_device_ops vrnic_verbs_ops = {
 	.destroy_cq = vrnic_destroy_cq,
 	.destroy_qp = vrnic_destroy_qp,
 	.destroy_srq = vrnic_destroy_srq,
+	.detach_mcast = vrnic_detach_mcast,
 	.get_dma_mr = vrnic_get_dma_mr,
 	.map_mr_sg = vrnic_map_mr_sg,
 	.mmap = vrnic_mmap,

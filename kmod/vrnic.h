@@ -11,6 +11,7 @@
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
 #include <linux/xarray.h>
+#include <linux/hashtable.h>
 #include <linux/uidgid.h>
 #include <linux/percpu.h>
 #include <linux/interrupt.h>
@@ -186,6 +187,11 @@ struct vrnic_pfc {
  * @counted: per enum vrnic_qp_counter, what QPs counted while bound to
  *	a counter, up to their unbinding
  * @pfc: pause state from received PFC/PAUSE frames (pfc.c)
+ * @mcg_mutex: serialises attach and detach (mcast.c); the receive path
+ *	reads @mcg_hash under RCU
+ * @mcg_hash: the multicast groups UD QPs are attached to, by MGID
+ * @num_mcg: groups in @mcg_hash; @mcg_mutex
+ * @num_mca: attachments of QPs to them; @mcg_mutex
  * @held_bytes: truesize of the request packets the responders of this
  *	device hold (out of order or behind a READ), at most
  *	VRNIC_HELD_BYTES_MAX; charged and released by resp.c only
@@ -210,6 +216,11 @@ struct vrnic_dev {
 	u64 counted[VRNIC_QP_NUM_COUNTERS];
 	atomic_long_t held_bytes;
 	struct vrnic_pfc pfc;
+
+	struct mutex mcg_mutex;	/* writers of the multicast groups */
+	DECLARE_HASHTABLE(mcg_hash, 6);
+	u32 num_mcg;
+	u32 num_mca;
 
 	/* Last port state reported, to send events only on change (rtnl). */
 	enum ib_port_state port_state;
@@ -327,6 +338,14 @@ struct socket *vrnic_udp_sock4(struct vrnic_dev *vdev);
 struct socket *vrnic_udp_sock6(struct vrnic_dev *vdev);	/* NULL without IPv6 */
 int vrnic_net_init(void);
 void vrnic_net_exit(void);
+
+/* mcast.c */
+void vrnic_mcast_init(struct vrnic_dev *vdev);
+void vrnic_mcast_cleanup(struct vrnic_dev *vdev);
+int vrnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+int vrnic_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+int vrnic_mcast_deliver(struct vrnic_dev *vdev, const union ib_gid *mgid,
+			struct sk_buff *skb);
 
 /* recv.c: consumes @skb in every case */
 int vrnic_rcv(struct sk_buff *skb);

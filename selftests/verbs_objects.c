@@ -10,18 +10,24 @@
  * checks), capability checks against the device limits, object limits
  * set over netlink (creation past the limit fails with ENOMEM), SRQ limit
  * event and its checks, MR access flag rules, key rotation, flushing on
- * entry to the error state, UD sends through a user AH (ah_num), and an
- * lkey of a deregistered MR failing locally.
+ * entry to the error state, UD sends through a user AH (ah_num), an
+ * lkey of a deregistered MR failing locally, and UD multicast (attach and
+ * detach rules, the per-group limit, delivery to every attached QP with
+ * the group's Q_Key).
  *
  * Data-moving cases use two RC/UD QPs of the same device talking to each
  * other over the device's own address.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1050,6 +1056,316 @@ TEST_F(vdev, ud_send_through_user_ah)
 	EXPECT_EQ(0, ibv_destroy_qp(qb));
 	EXPECT_EQ(0, ibv_dereg_mr(mr));
 	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+/* ---- UD multicast (mcast.c) ---- */
+
+#define VB_MC_QKEY	0x11111111	/* vb_to_init()'s */
+
+/* Multicast group @n: the IPv4-mapped GID of 230.77.9.@n. */
+static void vb_mgid(union ibv_gid *g, int n)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[10] = 0xff;
+	g->raw[11] = 0xff;
+	g->raw[12] = 230;
+	g->raw[13] = 77;
+	g->raw[14] = 9;
+	g->raw[15] = n;
+}
+
+/* A UD QP in RTS whose Q_Key is @qkey. */
+static struct ibv_qp *vb_ud_rts(FIXTURE_DATA(vdev) *self, struct ibv_cq *cq,
+				uint32_t qkey)
+{
+	struct ibv_qp_attr a = {};
+	struct ibv_qp *qp;
+
+	qp = vb_qp(self->pd, IBV_QPT_UD, cq, NULL);
+	if (!qp)
+		return NULL;
+	a.qp_state = IBV_QPS_RTR;
+	if (vb_to_init(qp) || ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		goto err;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	a.qkey = qkey;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_QKEY))
+		goto err;
+	return qp;
+err:
+	ibv_destroy_qp(qp);
+	return NULL;
+}
+
+/*
+ * Only UD QPs attach to multicast groups, and only to multicast GIDs
+ * (multicast is a UD service); attaching twice is no change;
+ * ib_uverbs refuses to destroy a QP still attached (EBUSY) but detaches
+ * the QPs of a process that exits.
+ */
+/*
+ * In a child: open @dev, attach a UD QP to @g and return without
+ * cleaning up.  Returns 0, or the step that failed.
+ */
+static int vb_attach_and_exit(const char *dev, union ibv_gid *g)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		return 2;
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+	qp = cq ? vb_qp(pd, IBV_QPT_UD, cq, NULL) : NULL;
+	if (!qp)
+		return 3;
+	return ibv_attach_mcast(qp, g, 0) ? 4 : 0;
+}
+
+TEST_F(vdev, mcast_attach_rules)
+{
+	struct ibv_qp *ud, *rc;
+	struct ibv_cq *cq;
+	union ibv_gid g;
+	int status;
+	pid_t pid;
+
+	EXPECT_LT(0, self->attr.max_mcast_grp);
+	EXPECT_LT(0, self->attr.max_mcast_qp_attach);
+	EXPECT_LE(self->attr.max_mcast_qp_attach,
+		  self->attr.max_total_mcast_qp_attach);
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ud = vb_ud_rts(self, cq, VB_MC_QKEY);
+	rc = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
+	ASSERT_NE(NULL, ud);
+	ASSERT_NE(NULL, rc);
+	vb_mgid(&g, 1);
+
+	EXPECT_EQ(EINVAL, ibv_attach_mcast(rc, &g, 0));
+	EXPECT_EQ(EINVAL, ibv_attach_mcast(ud, &self->gid, 0));
+	EXPECT_EQ(0, ibv_attach_mcast(ud, &g, 0));
+	EXPECT_EQ(0, ibv_attach_mcast(ud, &g, 0));
+	EXPECT_EQ(0, ibv_detach_mcast(ud, &g, 0));
+	EXPECT_EQ(EINVAL, ibv_detach_mcast(ud, &g, 0));
+	EXPECT_EQ(0, ibv_attach_mcast(ud, &g, 0));
+	EXPECT_EQ(EBUSY, ibv_destroy_qp(ud));
+	EXPECT_EQ(0, ibv_detach_mcast(ud, &g, 0));
+	EXPECT_EQ(0, ibv_destroy_qp(ud));
+	EXPECT_EQ(0, ibv_destroy_qp(rc));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+
+	/* A process exits with a QP attached: its own device context. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(vb_attach_and_exit(self->name, &g));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child failed at step %d", WEXITSTATUS(status));
+}
+
+/* A group takes max_mcast_qp_attach QPs (ENOMEM past it); another group more. */
+TEST_F(vdev, mcast_qp_attach_limit)
+{
+	int i, n = self->attr.max_mcast_qp_attach;
+	struct ibv_qp **qps;
+	struct ibv_cq *cq;
+	union ibv_gid g, g2;
+
+	ASSERT_LT(0, n);
+	ASSERT_GE(256, n) TH_LOG("max_mcast_qp_attach %d: too many QPs to try", n);
+	qps = calloc(n + 1, sizeof(*qps));
+	ASSERT_NE(NULL, qps);
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	vb_mgid(&g, 2);
+	vb_mgid(&g2, 3);
+	for (i = 0; i <= n; i++) {
+		qps[i] = vb_qp(self->pd, IBV_QPT_UD, cq, NULL);
+		ASSERT_NE(NULL, qps[i]) TH_LOG("UD QP %d", i);
+	}
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ibv_attach_mcast(qps[i], &g, 0)) TH_LOG("QP %d", i);
+	EXPECT_EQ(ENOMEM, ibv_attach_mcast(qps[n], &g, 0));
+	EXPECT_EQ(0, ibv_attach_mcast(qps[n], &g2, 0));
+	/* A place freed is a place to take. */
+	EXPECT_EQ(0, ibv_detach_mcast(qps[0], &g, 0));
+	EXPECT_EQ(0, ibv_attach_mcast(qps[n], &g, 0));
+	EXPECT_EQ(0, ibv_detach_mcast(qps[n], &g2, 0));
+	for (i = 1; i <= n; i++)
+		EXPECT_EQ(0, ibv_detach_mcast(qps[i], &g, 0));
+	for (i = 0; i <= n; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(qps[i]));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	free(qps);
+}
+
+/*
+ * Receive completions within @ms: each one's QP number into @qpn (up to
+ * @max); returns how many, and the last in @wc.
+ */
+static int vb_mc_recvs(struct ibv_cq *cq, int ms, uint32_t *qpn, int max,
+		       struct ibv_wc *last)
+{
+	struct timespec t0;
+	struct ibv_wc wc;
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (vb_ms_since(&t0) < ms) {
+		if (ibv_poll_cq(cq, 1, &wc) != 1) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			return -1;
+		if (n < max)
+			qpn[n] = wc.qp_num;
+		*last = wc;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * One UD SEND to a group reaches every QP of the device attached to it
+ * whose Q_Key it carries, each with the GRH (here the IPv4 header, its
+ * destination the group) before the payload; a QP with another Q_Key,
+ * a detached QP, and a group packet with a unicast destination QP get
+ * nothing.  The packet reaches the device as the IP stack's loop-back
+ * copy, so the dummy netdev joins the group as an application would.
+ */
+TEST_F(vdev, mcast_delivers_to_each_attached_qp)
+{
+	static const char msg[] = "to every member of the group";
+	struct ibv_qp *snd, *r1, *r2, *other;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_mr *smr, *rmr;
+	struct ibv_ah_attr aha;
+	struct ip_mreqn mreq = {};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_recv_wr rwr = { .num_sge = 1 }, *rbad;
+	struct ibv_sge sge, rsge;
+	struct ibv_qp *rq[3];
+	struct ibv_wc wc;
+	uint32_t got[8];
+	struct ibv_ah *ah;
+	union ibv_gid g;
+	char *rbuf;
+	int i, j, sock, n;
+
+	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, sock);
+	mreq.imr_multiaddr.s_addr = htonl(230u << 24 | 77 << 16 | 9 << 8 | 4);
+	mreq.imr_ifindex = if_nametoindex(self->ifname);
+	ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+				sizeof(mreq)));
+	vb_mgid(&g, 4);
+
+	scq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, scq);
+	ASSERT_NE(NULL, rcq);
+	snd = vb_ud_rts(self, scq, VB_MC_QKEY);
+	r1 = vb_ud_rts(self, rcq, VB_MC_QKEY);
+	r2 = vb_ud_rts(self, rcq, VB_MC_QKEY);
+	other = vb_ud_rts(self, rcq, VB_MC_QKEY + 1);
+	ASSERT_TRUE(snd && r1 && r2 && other);
+	rq[0] = r1;
+	rq[1] = r2;
+	rq[2] = other;
+
+	/* Three receives each, 40 bytes of GRH and 64 of payload apiece. */
+	rbuf = calloc(9, 104);
+	ASSERT_NE(NULL, rbuf);
+	rmr = ibv_reg_mr(self->pd, rbuf, 9 * 104, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, rmr);
+	rwr.sg_list = &rsge;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ibv_attach_mcast(rq[i], &g, 0));
+		for (j = 0; j < 3; j++) {
+			rsge.addr = (uintptr_t)(rbuf + (i * 3 + j) * 104);
+			rsge.length = 104;
+			rsge.lkey = rmr->lkey;
+			rwr.wr_id = i * 3 + j;
+			ASSERT_EQ(0, ibv_post_recv(rq[i], &rwr, &rbad));
+		}
+	}
+
+	vb_ah_attr(_metadata, self, &aha);
+	aha.grh.dgid = g;
+	aha.grh.hop_limit = 1;
+	ah = ibv_create_ah(self->pd, &aha);
+	ASSERT_NE(NULL, ah);
+	smr = ibv_reg_mr(self->pd, (void *)msg, sizeof(msg), 0);
+	ASSERT_NE(NULL, smr);
+	sge.addr = (uintptr_t)msg;
+	sge.length = sizeof(msg);
+	sge.lkey = smr->lkey;
+	wr.sg_list = &sge;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = VB_MC_QKEY;
+
+	/* 1: r1 and r2 get it, other (another Q_Key) does not. */
+	ASSERT_EQ(0, ibv_post_send(snd, &wr, &bad));
+	ASSERT_EQ(1, vb_poll(scq, &wc, 1));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	n = vb_mc_recvs(rcq, 1000, got, 8, &wc);
+	ASSERT_EQ(2, n);
+	EXPECT_TRUE((got[0] == r1->qp_num && got[1] == r2->qp_num) ||
+		    (got[0] == r2->qp_num && got[1] == r1->qp_num));
+	EXPECT_EQ(40U + sizeof(msg), wc.byte_len);
+	EXPECT_EQ(snd->qp_num, wc.src_qp);
+	EXPECT_NE(0U, wc.wc_flags & IBV_WC_GRH);
+	i = wc.qp_num == r1->qp_num ? 0 : 1;
+	/* The IPv4 header in the GRH's last 20 bytes: daddr at 36. */
+	EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 36, &mreq.imr_multiaddr, 4));
+	EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 40, msg, sizeof(msg)));
+
+	/* 2: a group packet must carry QP 0xFFFFFF: r2's own QPN is dropped. */
+	wr.wr.ud.remote_qpn = r2->qp_num;
+	ASSERT_EQ(0, ibv_post_send(snd, &wr, &bad));
+	ASSERT_EQ(1, vb_poll(scq, &wc, 1));
+	EXPECT_EQ(0, vb_mc_recvs(rcq, 500, got, 8, &wc));
+
+	/* 3: detached, r1 gets nothing; r2 still does. */
+	wr.wr.ud.remote_qpn = 0xffffff;
+	ASSERT_EQ(0, ibv_detach_mcast(r1, &g, 0));
+	ASSERT_EQ(0, ibv_post_send(snd, &wr, &bad));
+	ASSERT_EQ(1, vb_poll(scq, &wc, 1));
+	n = vb_mc_recvs(rcq, 1000, got, 8, &wc);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(r2->qp_num, got[0]);
+
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+	EXPECT_EQ(0, ibv_detach_mcast(r2, &g, 0));
+	EXPECT_EQ(0, ibv_detach_mcast(other, &g, 0));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, ibv_destroy_qp(rq[i]));
+	EXPECT_EQ(0, ibv_destroy_qp(snd));
+	EXPECT_EQ(0, ibv_dereg_mr(smr));
+	EXPECT_EQ(0, ibv_dereg_mr(rmr));
+	EXPECT_EQ(0, ibv_destroy_cq(scq));
+	EXPECT_EQ(0, ibv_destroy_cq(rcq));
+	free(rbuf);
+	close(sock);
 }
 
 TEST_HARNESS_MAIN

@@ -37,6 +37,13 @@
  *    requests: the QP (retry_cnt 2) keeps waiting and completes the READ
  *    when the whole response comes; once the peer falls silent, the
  *    timeout still ends the next READ with a retry error.
+ *  - multicast_takes_only_group_sends: from the other end of the link,
+ *    UD SENDs to a multicast group a UD QP is attached to: only the one
+ *    with destination QP 0xFFFFFF and the QP's Q_Key is delivered; a
+ *    wrong Q_Key (drop_bad_qkey), an RC SEND to the group
+ *    (drop_malformed), the QP's own number to the group or 0xFFFFFF to
+ *    the device's unicast address (drop_bad_address), and a group no QP
+ *    attached to (drop_unknown_qp) are counted drops.
  *  - random_loss_keeps_the_window_under_ecn: a peer NAKs one lost
  *    packet of a WRITE (a selective resend repairs it).  On an
  *    ECN-capable priority with no mark, the send window stays whole (a
@@ -47,6 +54,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
@@ -136,6 +144,11 @@ static int wh_send_fn(void *arg)
 	fd = wp_udp_socket(s->src, WH_SPORT);
 	if (fd < 0 || !p)
 		return 1;
+	/* To a group: out of the interface of @src, no route needed. */
+	if (IN_MULTICAST(ntohl(s->dst.s_addr)) &&
+	    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &s->src,
+		       sizeof(s->src)))
+		return 3;
 	for (q = 0; q < s->nqp; q++) {
 		for (i = 0; i < s->npkt; i++) {
 			wp_bth(p, s->opcode, WP_PKEY, s->qpns[q],
@@ -355,6 +368,94 @@ TEST_F(wire_hostile, ud_too_long_keeps_the_wqe)
 	EXPECT_EQ((uint32_t)WP_GRH + 100, wc.byte_len);
 	ibv_destroy_qp(ud);
 	ibv_destroy_cq(cq);
+}
+
+/* ---- multicast: what a group QP takes from the wire ---- */
+
+TEST_F(wire_hostile, multicast_takes_only_group_sends)
+{
+	const char *dev = self->d.name;
+	struct in_addr group = { htonl(230u << 24 | 77 << 16 | 11 << 8 | 1) };
+	struct in_addr lonely = { htonl(230u << 24 | 77 << 16 | 11 << 8 | 2) };
+	struct ip_mreqn mreq = { .imr_ifindex = if_nametoindex(getenv("DP_VETH")) };
+	uint32_t qpn = 0xffffff;
+	struct wh_send s = {
+		.src = self->peer, .dst = group,
+		.opcode = WP_UD_SEND_ONLY, .qpns = &qpn, .nqp = 1,
+		.npkt = 1, .qkey = WH_QKEY + 1, .paylen = 64,
+	};
+	long long qkey0, malformed0, addr0, unknown0;
+	union ibv_gid mgid = {};
+	struct ibv_cq *cq;
+	struct ibv_qp *ud;
+	struct ibv_wc wc;
+	int sock;
+
+	/* The device's netdev joins both groups, as rdma_cm would. */
+	ASSERT_LT(0, mreq.imr_ifindex);
+	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, sock);
+	mreq.imr_multiaddr = group;
+	ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+				sizeof(mreq)));
+	mreq.imr_multiaddr = lonely;
+	ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+				sizeof(mreq)));
+
+	cq = ibv_create_cq(self->d.ctx, 8, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	ud = wh_ud_qp(self, cq);
+	ASSERT_NE(NULL, ud);
+	mgid.raw[10] = 0xff;
+	mgid.raw[11] = 0xff;
+	memcpy(mgid.raw + 12, &group, 4);
+	ASSERT_EQ(0, ibv_attach_mcast(ud, &mgid, 0));
+	ASSERT_EQ(0, wh_post_recv(ud, 21, self->buf, 512, self->mr->lkey));
+	qkey0 = wp_counter(dev, "drop_bad_qkey");
+	malformed0 = wp_counter(dev, "drop_malformed");
+	addr0 = wp_counter(dev, "drop_bad_address");
+	unknown0 = wp_counter(dev, "drop_unknown_qp");
+
+	/* Another Q_Key. */
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_LE(qkey0 + 1, wp_wait_counter(dev, "drop_bad_qkey", qkey0 + 1));
+	/* An RC SEND to the group. */
+	s.opcode = WP_RC_SEND_ONLY;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_LE(malformed0 + 1, wp_wait_counter(dev, "drop_malformed",
+						  malformed0 + 1));
+	/* The QP's own number to the group; 0xFFFFFF to a unicast address. */
+	s.opcode = WP_UD_SEND_ONLY;
+	s.qkey = WH_QKEY;
+	qpn = ud->qp_num;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	qpn = 0xffffff;
+	s.dst = self->addr;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_LE(addr0 + 2, wp_wait_counter(dev, "drop_bad_address",
+					     addr0 + 2));
+	/* A group no QP of the device is attached to. */
+	s.dst = lonely;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	EXPECT_LE(unknown0 + 1, wp_wait_counter(dev, "drop_unknown_qp",
+						unknown0 + 1));
+	EXPECT_TRUE(wh_cq_quiet(cq, 200))
+		TH_LOG("a bad multicast packet was delivered");
+
+	/* The group's own: delivered, the group in the GRH's IPv4 header. */
+	s.dst = group;
+	ASSERT_EQ(0, wh_send(self->ns, &s));
+	ASSERT_EQ(0, dp_poll(cq, &wc, 5000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(21u, wc.wr_id);
+	EXPECT_EQ((uint32_t)WP_GRH + 64, wc.byte_len);
+	EXPECT_EQ(0x77u, wc.src_qp);
+	EXPECT_EQ(0, memcmp(self->buf + 36, &group, 4));
+
+	EXPECT_EQ(0, ibv_detach_mcast(ud, &mgid, 0));
+	ibv_destroy_qp(ud);
+	ibv_destroy_cq(cq);
+	close(sock);
 }
 
 /* Kill the rping server started by the test, by its pid file. */
