@@ -10,7 +10,7 @@
 # runs in both directions, every command bounded by $DP_TIMEOUT:
 #   libibverbs examples  ibv_{rc,uc,ud,srq}_pingpong -c (buffer validation)
 #   rdma_cm              rping -v -V (payload validation), udaddy,
-#                        rdma_server/rdma_client
+#                        rdma_server/rdma_client, mckey (UD multicast)
 #   perftest             ib_{send,write,read,atomic}_{bw,lat}
 #
 # Usage: dp_clients.sh [FILTER]   (run only tests whose name contains FILTER)
@@ -21,7 +21,7 @@ DP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 export DP_FILTER=${1:-}
 
-dp_require ibv_rc_pingpong rping udaddy rdma_server ib_send_bw ss
+dp_require ibv_rc_pingpong rping udaddy rdma_server mckey ib_send_bw ss
 trap dp_cleanup EXIT
 dp_begin
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
@@ -40,6 +40,7 @@ all_pairs() {
 	pingpong "$p.srq_pingpong" ibv_srq_pingpong "-c -n $((DP_ITERS / 5)) -q 4" "$s" "$c"
 	rping_pair "$p.rping" "$s" "$c"
 	cmsample_pair "$p.rdma_server_client" "$s" "$c"
+	mckey_pair "$p.mckey" "$s" "$c" "230.77.0.$([[ $p == a_to_b ]] && echo 1 || echo 2)"
 	perf "$p.ib_send_bw" ib_send_bw "-n $DP_PITERS" "$s" "$c"
 	perf "$p.ib_write_bw" ib_write_bw "-n $DP_PITERS" "$s" "$c"
 	# send_lat and write_lat ping-pong: both sides send, one direction
@@ -58,6 +59,7 @@ loopback() {
 	pingpong loopback.rc_pingpong ibv_rc_pingpong "-c -n $DP_ITERS" C C
 	pingpong loopback.ud_pingpong ibv_ud_pingpong "-c -n $DP_ITERS -s 1024" C C
 	rping_pair loopback.rping C C
+	mckey_pair loopback.mckey C C 230.77.0.3
 	perf loopback.ib_write_bw ib_write_bw "-n $DP_PITERS" C C
 	perf loopback.ib_read_lat ib_read_lat "-n $DP_PITERS" C C
 	perf loopback.ib_atomic_bw ib_atomic_bw "-n $DP_PITERS" C C

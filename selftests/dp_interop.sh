@@ -8,8 +8,8 @@
 # only there), a device of type $DP_LINK_TYPE (default vrnic) on the other
 # end (host B, its own network namespace; both stacks bind UDP 4791, so they
 # must not share one).  Every pair runs in both client/server directions:
-# ibv_rc_pingpong -c, ibv_ud_pingpong -c, rping -v -V, ib_write_bw,
-# ib_read_bw, ib_atomic_bw.  Any disagreement on header layouts, opcodes,
+# ibv_rc_pingpong -c, ibv_ud_pingpong -c, rping -v -V, mckey (UD
+# multicast), ib_write_bw, ib_read_bw, ib_atomic_bw.  Any disagreement on header layouts, opcodes,
 # PSN/ACK handling or the ICRC makes these fail: rxe drops packets with a
 # bad ICRC.
 #
@@ -45,6 +45,7 @@ interop() {
 	pingpong "$p.rc_pingpong" ibv_rc_pingpong "-c -n $DP_ITERS" "$s" "$c"
 	pingpong "$p.ud_pingpong" ibv_ud_pingpong "-c -n $DP_ITERS -s 1024" "$s" "$c"
 	rping_pair "$p.rping" "$s" "$c"
+	mckey_pair "$p.mckey" "$s" "$c" "230.78.0.$([[ $p == dut_* ]] && echo 1 || echo 2)"
 	perf "$p.ib_write_bw" ib_write_bw "-n $DP_PITERS" "$s" "$c"
 	perf "$p.ib_read_bw" ib_read_bw "-n $DP_PITERS" "$s" "$c"
 	perf "$p.ib_atomic_bw" ib_atomic_bw "-n $DP_PITERS" "$s" "$c"

@@ -279,6 +279,18 @@ dp_wait_cm() {
 	done
 }
 
+# dp_wait_log FILE PATTERN PID: wait until FILE has a line matching
+# PATTERN (a server announcing it is ready).
+dp_wait_log() {
+	local end=$((SECONDS + DP_TIMEOUT))
+
+	until grep -q -- "$2" "$1" 2>/dev/null; do
+		kill -0 "$3" 2>/dev/null || return 1
+		[[ $SECONDS -lt $end ]] || return 1
+		sleep 0.2
+	done
+}
+
 DP_PORT=18600
 
 dp_next_port() {
@@ -327,6 +339,7 @@ dp_pair() {
 		case $wait in
 		tcp) dp_wait_tcp "$sh" "$DP_PORT" "$spid" ;;
 		cm) dp_wait_cm "$DP_PORT" "$spid" ;;
+		log:*) dp_wait_log "$log.server" "${wait#log:}" "$spid" ;;
 		*) sleep "$wait" ;;
 		esac
 		dp_stall_watch "$log.stall" &
@@ -422,6 +435,20 @@ udaddy_pair() {
 	dp_pair "$name" cm "$s" "udaddy -b ${DP_ADDR[$s]} -C 10" \
 		"$c" "udaddy -s ${DP_ADDR[$s]} -b ${DP_ADDR[$c]} -C 10"
 	DP_PORT=$port
+}
+
+# mckey_pair NAME RCV SND GROUP: rdma_cm UD multicast.  RCV joins GROUP
+# (an IPv4 multicast address) and waits for DP_ITERS messages; SND joins
+# once RCV has (librdmacm attaches the QP before it reports the join; the
+# report is line-buffered to reach the log at once) and sends them to the
+# group.
+mckey_pair() {
+	local name=$1 r=$2 s=$3 group=$4
+
+	dp_want "$name" || return 0
+	dp_pair "$name" "log:^mckey: joined" "$r" \
+		"stdbuf -oL mckey -m $group -b ${DP_ADDR[$r]} -C $DP_ITERS" \
+		"$s" "mckey -m $group -b ${DP_ADDR[$s]} -s -C $DP_ITERS"
 }
 
 cmsample_pair() {
