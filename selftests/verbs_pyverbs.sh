@@ -8,9 +8,13 @@
 #
 # The suite comes from Debian's rdma-core package (python3-pyverbs runs it);
 # `make pyverbs-tests` unpacks it into build/pyverbs/tests.  vrnic sits on
-# one end of a veth pair in its own network namespace and the suite runs in
-# that namespace; rdma_rxe (6.1: init_net only, and it binds UDP 4791
-# there) sits on the other end in init_net.  Each run's counts
+# a netdev in its own network namespace and the suite runs in that
+# namespace; rdma_rxe (6.1: init_net only, and it binds UDP 4791 there)
+# sits on another in init_net.  The netdevs are the guest's two virtio-net
+# NICs (vm.sh): the suite's rdma_cm tests run only on a device with a
+# parent that lists the netdev (/sys/class/infiniband/X/device/net/), as a
+# hardware RNIC has; without them, the two ends of a veth pair, on which
+# those tests skip.  Each run's counts
 # (run/pass/fail/error/skip) are printed; any failure or error on vrnic
 # fails the test, rxe's are reported (they are the bar, not ours to fix).
 # The groups vrnic skips, and why, are listed in docs/conformance.md.
@@ -42,9 +46,38 @@ wait_port() {
 	[[ $(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) == *ACTIVE* ]]
 }
 
-# rxe's end (A) in init_net, vrnic's (B) in $NS.
-NS_A='' NS_B=$NS IF_A=$IF_R IF_B=$IF_V IP_A=10.78.0.1 IP_B=10.78.0.2 \
-	IP6_A=fd00:78::1 IP6_B=fd00:78::2 veth_setup || ktap_bail "no veth pair"
+# nic_setup: vrnic's NIC ($IF_V) into $NS and rxe's ($IF_R) in init_net,
+# each with an address; fails unless the guest has two virtio-net NICs.
+nic_setup() {
+	local -a nics=()
+	local n
+
+	modprobe virtio_net 2>/dev/null
+	for n in /sys/class/net/*; do
+		[[ -e $n/device && $(cat "$n/type") == 1 && ! -e $n/master ]] &&
+			nics+=("${n##*/}")
+	done
+	[[ ${#nics[@]} -ge 2 ]] || return 1
+	IF_V=${nics[0]} IF_R=${nics[1]}
+	ip netns add "$NS" || return 1
+	defer ip netns delete "$NS"	# gives the NIC back to init_net
+	ip link set "$IF_V" netns "$NS" &&
+	ip -n "$NS" link set lo up &&
+	ip -n "$NS" addr add 10.78.1.2/24 dev "$IF_V" &&
+	ip -n "$NS" link set "$IF_V" up &&
+	ip addr add 10.78.2.1/24 dev "$IF_R" &&
+	defer ip addr del 10.78.2.1/24 dev "$IF_R" &&
+	ip link set "$IF_R" up
+}
+
+# Else a veth pair: rxe's end (A) in init_net, vrnic's (B) in $NS.
+if nic_setup; then
+	ktap_comment "vrnic on $IF_V (virtio-net, in $NS), rdma_rxe on $IF_R"
+else
+	ktap_comment "no two virtio-net NICs: a veth pair (the rdma_cm tests skip)"
+	NS_A='' NS_B=$NS IF_A=$IF_R IF_B=$IF_V IP_A=10.78.0.1 IP_B=10.78.0.2 \
+		IP6_A=fd00:78::1 IP6_B=fd00:78::2 veth_setup || ktap_bail "no veth pair"
+fi
 
 modprobe rdma_rxe 2>/dev/null
 run_stage "vrnic device in its namespace" \

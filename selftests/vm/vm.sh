@@ -315,9 +315,10 @@ main() {
 	*) die "VRNIC_VM_INIT must be empty or systemd" ;;
 	esac
 
-	# One virtio-net NIC (a real PCI parent device for the sysfs tests) on
-	# QEMU user networking with restrict=on: isolated, nothing leaves the
-	# guest through it, and no test configures it.
+	# Two virtio-net NICs (real PCI parent devices, for the sysfs tests and
+	# for rdma-core's pyverbs suite, whose rdma_cm tests want the RDMA
+	# device's device/net/) on QEMU user networking with restrict=on:
+	# isolated, nothing leaves the guest through them.
 	# VRNIC_VM_LINK=listen:SOCKET or connect:SOCKET adds a second virtio
 	# NIC, MAC 52:54:00:76:72:01 (listen) or :02 (connect), joined to the
 	# other guest's by a Unix stream socket: two hosts on one cable
@@ -348,7 +349,8 @@ main() {
 	# shellcheck disable=SC2054 # commas belong to QEMU options
 	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
 		-nographic -no-reboot -net none -monitor none
-		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0 "${link[@]}"
+		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0
+		-netdev user,id=nic1,restrict=on -device virtio-net-pci,netdev=nic1 "${link[@]}"
 		-kernel "$KERNEL" -initrd "$initrd" -append "$append"
 		-chardev "file,id=con,path=$run/console.log" -serial chardev:con
 		-chardev stdio,id=out,signal=on -serial chardev:out
