@@ -108,9 +108,9 @@ void vrnic_mcast_init(struct vrnic_dev *vdev)
 }
 
 /*
- * At dealloc_driver: ib_core has destroyed every QP, so every group is
- * gone unless a kernel consumer destroyed an attached QP it never
- * detached (ib_core refuses that); free what is left all the same.
+ * At dealloc_driver every QP is gone, and ib_core destroys none that is
+ * still attached, so no group is left.  Should one be (a QP leaked
+ * elsewhere), warn and free it all the same.
  */
 void vrnic_mcast_cleanup(struct vrnic_dev *vdev)
 {
