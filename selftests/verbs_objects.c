@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <net/if.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -1241,14 +1242,23 @@ static int vb_mc_recvs(struct ibv_cq *cq, int ms, uint32_t *qpn, int max,
 }
 
 /*
- * One UD SEND to a group reaches every QP of the device attached to it
- * whose Q_Key it carries, each with the GRH (here the IPv4 header, its
- * destination the group) before the payload; a QP with another Q_Key,
- * a detached QP, and a group packet with a unicast destination QP get
- * nothing.  The packet reaches the device as the IP stack's loop-back
- * copy, so the dummy netdev joins the group as an application would.
+ * The IPv6 group 4 of these tests (transient, site-local scope) and the
+ * IPv6 address the dummy netdev gets for them; the group's GID is its
+ * address itself.
  */
-TEST_F(vdev, mcast_delivers_to_each_attached_qp)
+#define VB_MC_GROUP6	"ff15::564d:904"
+
+/*
+ * One UD SEND to a group reaches every QP of the device attached to it
+ * whose Q_Key it carries, each with the GRH (the IPv6 header, or for an
+ * IPv4 group the IPv4 header in its last 20 bytes; its destination the
+ * group) before the payload; a QP with another Q_Key, a detached QP, and
+ * a group packet with a unicast destination QP get nothing.  The packet
+ * reaches the device as the IP stack's loop-back copy, so the dummy
+ * netdev joins the group as an application would.
+ */
+static void vb_mc_deliver(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(vdev) *self, int family)
 {
 	static const char msg[] = "to every member of the group";
 	struct ibv_qp *snd, *r1, *r2, *other;
@@ -1256,6 +1266,12 @@ TEST_F(vdev, mcast_delivers_to_each_attached_qp)
 	struct ibv_mr *smr, *rmr;
 	struct ibv_ah_attr aha;
 	struct ip_mreqn mreq = {};
+	struct ipv6_mreq mreq6 = {};
+	/* the group address in the GRH (RoCEv2: IBA A17.4.5.1) */
+	const void *grh_daddr;
+	int daddr_off, daddr_len;
+	union ibv_gid sgid;
+	int sgid_idx;
 	struct ibv_send_wr wr = {
 		.wr_id = 1, .num_sge = 1, .opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -1270,13 +1286,35 @@ TEST_F(vdev, mcast_delivers_to_each_attached_qp)
 	char *rbuf;
 	int i, j, sock, n;
 
-	sock = socket(AF_INET, SOCK_DGRAM, 0);
+	sock = socket(family, SOCK_DGRAM, 0);
 	ASSERT_LE(0, sock);
-	mreq.imr_multiaddr.s_addr = htonl(230u << 24 | 77 << 16 | 9 << 8 | 4);
-	mreq.imr_ifindex = if_nametoindex(self->ifname);
-	ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
-				sizeof(mreq)));
-	vb_mgid(&g, 4);
+	if (family == AF_INET) {
+		mreq.imr_multiaddr.s_addr =
+			htonl(230u << 24 | 77 << 16 | 9 << 8 | 4);
+		mreq.imr_ifindex = if_nametoindex(self->ifname);
+		ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP,
+					&mreq, sizeof(mreq)));
+		vb_mgid(&g, 4);
+		sgid = self->gid;
+		sgid_idx = self->gid_idx;
+		grh_daddr = &mreq.imr_multiaddr;
+		daddr_off = 36;		/* IPv4 daddr, in the GRH's last 20 */
+		daddr_len = 4;
+	} else {
+		ASSERT_EQ(0, vrnic_sh("ip addr add fd00:77:%d::1/64 dev %s nodad",
+				      getpid() % 200, self->ifname));
+		sgid_idx = roce_gid_find(self->ctx, VB_PORT, AF_INET6, &sgid);
+		ASSERT_LE(0, sgid_idx) TH_LOG("no RoCEv2 IPv6 GID");
+		ASSERT_EQ(1, inet_pton(AF_INET6, VB_MC_GROUP6,
+				       &mreq6.ipv6mr_multiaddr));
+		mreq6.ipv6mr_interface = if_nametoindex(self->ifname);
+		ASSERT_EQ(0, setsockopt(sock, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP,
+					&mreq6, sizeof(mreq6)));
+		memcpy(g.raw, &mreq6.ipv6mr_multiaddr, sizeof(g.raw));
+		grh_daddr = &mreq6.ipv6mr_multiaddr;
+		daddr_off = 24;		/* IPv6 daddr */
+		daddr_len = 16;
+	}
 
 	scq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
 	rcq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
@@ -1310,6 +1348,7 @@ TEST_F(vdev, mcast_delivers_to_each_attached_qp)
 
 	vb_ah_attr(_metadata, self, &aha);
 	aha.grh.dgid = g;
+	aha.grh.sgid_index = sgid_idx;
 	aha.grh.hop_limit = 1;
 	ah = ibv_create_ah(self->pd, &aha);
 	ASSERT_NE(NULL, ah);
@@ -1335,8 +1374,14 @@ TEST_F(vdev, mcast_delivers_to_each_attached_qp)
 	EXPECT_EQ(snd->qp_num, wc.src_qp);
 	EXPECT_NE(0U, wc.wc_flags & IBV_WC_GRH);
 	i = wc.qp_num == r1->qp_num ? 0 : 1;
-	/* The IPv4 header in the GRH's last 20 bytes: daddr at 36. */
-	EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 36, &mreq.imr_multiaddr, 4));
+	EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + daddr_off, grh_daddr,
+			    daddr_len));
+	/* the source address: IPv4 saddr at 32, IPv6 at 8 */
+	if (family == AF_INET) {
+		EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 32, sgid.raw + 12, 4));
+	} else {
+		EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 8, sgid.raw, 16));
+	}
 	EXPECT_EQ(0, memcmp(rbuf + i * 3 * 104 + 40, msg, sizeof(msg)));
 
 	/* 2: a group packet must carry QP 0xFFFFFF: r2's own QPN is dropped. */
@@ -1366,6 +1411,16 @@ TEST_F(vdev, mcast_delivers_to_each_attached_qp)
 	EXPECT_EQ(0, ibv_destroy_cq(rcq));
 	free(rbuf);
 	close(sock);
+}
+
+TEST_F(vdev, mcast_delivers_to_each_attached_qp)
+{
+	vb_mc_deliver(_metadata, self, AF_INET);
+}
+
+TEST_F(vdev, mcast_ipv6_group_delivers_to_each_attached_qp)
+{
+	vb_mc_deliver(_metadata, self, AF_INET6);
 }
 
 TEST_HARNESS_MAIN
