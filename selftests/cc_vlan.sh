@@ -92,43 +92,11 @@ traffic() {
 	return 1
 }
 
-# cap_start NAME: start capturing on veth_b into $LOG/NAME.pcap (Python
-# takes seconds to start in the guest: start it early); cap_ready: wait
-# until its socket is bound (it then writes the ready file).  $! is the
-# capture itself (ip netns exec execs it).
-CAP_PID=
-CAP_NAME=
-cap_start() {
-	CAP_NAME=$1
-	rm -f "$LOG/$1.ready"
-	ip netns exec "$NS_B" "${ROCE_WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$LOG/$1.ready" \
-		>"$LOG/$1.caplog" 2>&1 &
-	CAP_PID=$!
-}
-
-cap_ready() {
-	wait_for 60 test -s "$LOG/$CAP_NAME.ready" || {
-		cat "$LOG/$CAP_NAME.caplog"
-		return 1
-	}
-}
-
-cap_stop() {
-	[[ -n $CAP_PID ]] || return 0
-	kill -TERM "$CAP_PID" 2>/dev/null
-	wait "$CAP_PID"
-	CAP_PID=
-}
-
-cap_kill() {
-	[[ -z $CAP_PID ]] || kill -KILL "$CAP_PID" 2>/dev/null
-}
-defer cap_kill
-
 # ---- setup ----
 
 veth_setup || ktap_bail "cannot build the two hosts"
-cap_start trust_dscp
+# Captures on veth_b, B's end under the VLAN (the 802.1Q tags show there).
+wire_serve "$NS_B" "$IF_B" || ktap_bail "cannot start lib/roce_wire.py"
 run_stage "VLAN $VID with egress-qos-map ${QOS_MAP[*]} on both veth ends" vlans_up ||
 	ktap_bail "no VLAN devices"
 run_stage "vrnic0 on $IF_A, vrnic1 on $IF_B" devs_add || ktap_bail "no devices"
@@ -150,10 +118,9 @@ run_stage "vrnic0 rpg_min_rate 1000 Mb/s" in_a rdmactl dcqcn set vrnic0 rpg_min_
 
 P=trust_dscp
 run_stage "$P: qos set trust dscp dscp2prio 26:4 on both" qos_both trust dscp dscp2prio 26:4
-run_stage "$P: capture on $IF_B" cap_ready
+run_stage "$P: capture on $IF_B" wire_cap_start "$LOG/$P.pcap"
 run_stage "$P: ib_write_bw --tclass 104 (DSCP 26) --sl 2" traffic "$WB --tclass=104 --sl=2"
-cap_stop
-cap_start trust_pcp_cnp
+wire_cap_stop
 # Requests only go from A to B, ACKs and CNPs from B to A.
 wire_check $P "$LOG/$P.pcap" summary lossless icrc "pkt sel=req dscp=26 pcp=4" "pkt sel=ack dscp=26 pcp=4"
 
@@ -167,9 +134,9 @@ run_stage "$P: CE set on A's RoCE packets at $VL_A egress" \
 	in_a tc filter add dev "$VL_A" egress pref 10 protocol ip \
 	u32 match ip protocol 17 0xff match ip dport 4791 0xffff \
 	action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum ip
-run_stage "$P: capture on $IF_B" cap_ready
+run_stage "$P: capture on $IF_B" wire_cap_start "$LOG/$P.pcap"
 run_stage "$P: ib_write_bw, SL 0, traffic class 0" traffic "$WB"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc "pkt sel=req dscp=0 ecn=3 pcp=0" "pkt sel=ack dscp=0 pcp=0" \
 	"pkt sel=cnp dscp=48 ecn=2 pcp=5"
 

@@ -174,42 +174,15 @@ bw_note() {
 	[[ -z $row ]] || ktap_comment "perftest: bytes iterations peak avg[MB/s] rate[Mpps]:$row"
 }
 
-# Capture on veth_b (B's namespace) into $LOG/$1.pcap.  Started without
-# a shell function or subshell in between, so that $! is the capture
-# itself (ip netns exec execs it); it also writes its pid to the ready file.
-CAP_PID=
-CAP_READY=
+# cap_start NAME: capture on veth_b (B's namespace) into $LOG/NAME.pcap
+# until cap_stop, through the test's one roce_wire.py (wire_serve).
 cap_start() {
-	CAP_READY=$LOG/$1.ready
-	rm -f "$CAP_READY"
-	ip netns exec "$NS_B" "${ROCE_WIRE[@]}" capture "$IF_B" "$LOG/$1.pcap" "$CAP_READY" \
-		>"$LOG/$1.caplog" 2>&1 &
-	CAP_PID=$!
-	wait_for 60 test -s "$CAP_READY" || {
-		cat "$LOG/$1.caplog"
-		return 1
-	}
-}
-
-cap_signal() {
-	local pid
-
-	pid=$(head -n 1 "$CAP_READY" 2>/dev/null)
-	[[ $pid =~ ^[0-9]+$ ]] && kill "$1" "$pid" 2>/dev/null
-	kill "$1" "$CAP_PID" 2>/dev/null
+	wire_cap_start "$LOG/$1.pcap"
 }
 
 cap_stop() {
-	[[ -n $CAP_PID ]] || return 0
-	cap_signal -TERM
-	wait "$CAP_PID"
-	CAP_PID=
+	wire_cap_stop
 }
-
-cap_kill() {
-	[[ -z $CAP_PID ]] || cap_signal -KILL
-}
-defer cap_kill
 
 # The tc filters of the last phase removed.
 tc_clear() {
@@ -301,6 +274,7 @@ for m in sch_ingress cls_u32 cls_basic em_cmp em_meta act_pedit act_csum act_gac
 	modprobe "$m" 2>/dev/null
 done
 veth_setup || ktap_bail "cannot build the two hosts"
+wire_serve "$NS_B" "$IF_B" || ktap_bail "cannot start lib/roce_wire.py"
 vrnic_pair_setup
 if ! { GA=$(roce_gid_wait vrnic0 "$IP_A") && GB=$(roce_gid_wait vrnic1 "$IP_B") &&
 	G6A=$(roce_gid_wait vrnic0 "$IP6_A") && G6B=$(roce_gid_wait vrnic1 "$IP6_B"); }; then

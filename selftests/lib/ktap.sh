@@ -329,17 +329,88 @@ PY_STDLIB=(python3 -S)
 # ROCE_WIRE: lib/roce_wire.py, the RoCE capture, decoder and injector.
 ROCE_WIRE=("${PY_STDLIB[@]}" "$(dirname "${BASH_SOURCE[0]}")/roce_wire.py")
 
+# wire_serve NS IFNAME: one lib/roce_wire.py (serve) in netns NS ("" for
+# this one) for the rest of the test: wire_cap_start and wire_cap_stop
+# capture on IFNAME through it, and wire_check asks it rather than
+# starting a Python of its own (each start costs about a second in a TCG
+# guest).  It ends when the test does.
+WIRE_PID=
+WIRE_CMD=
+WIRE_OUT=
+wire_serve() {
+	local d
+	local -a in=()
+
+	d=$(mktemp -d /tmp/roce_wire.XXXXXX) || return 1
+	defer rm -rf "$d"
+	mkfifo "$d/cmd" "$d/out" || return 1
+	[[ -n $1 ]] && in=(ip netns exec "$1")
+	"${in[@]}" "${ROCE_WIRE[@]}" serve "$2" <"$d/cmd" >"$d/out" 2>&1 &
+	WIRE_PID=$!
+	defer wire_serve_end
+	exec {WIRE_CMD}>"$d/cmd" {WIRE_OUT}<"$d/out"
+}
+
+# Closing its input stops it (after writing a capture still running);
+# killed if it has not after 30 s (a child of the test that still holds
+# the pipe keeps it waiting).
+wire_serve_end() {
+	local dog
+
+	[[ -n $WIRE_CMD ]] && exec {WIRE_CMD}>&-
+	WIRE_CMD=
+	{ sleep 30 && kill "$WIRE_PID"; } 2>/dev/null &
+	dog=$!
+	wait "$WIRE_PID"
+	kill "$dog" 2>/dev/null
+}
+
+# wire_ask WORD...: send one command, quoted for its shlex.split().
+wire_ask() {
+	printf '%q ' "$@" >&"$WIRE_CMD" && echo >&"$WIRE_CMD"
+}
+
+# wire_cap_start PCAP: capture into PCAP until wire_cap_stop; returns once
+# the socket is bound.
+wire_cap_start() {
+	local line=
+
+	wire_ask start "$1" && read -r -t 60 line <&"$WIRE_OUT"
+	[[ $line == started ]] && return 0
+	echo "roce_wire.py start: ${line:-no answer in 60 s}"
+	return 1
+}
+
+wire_cap_stop() {
+	local line=
+
+	wire_ask stop && read -r -t 120 line <&"$WIRE_OUT"
+	[[ $line == stopped* ]] && return 0
+	ktap_comment "roce_wire.py stop: ${line:-no answer in 120 s}"
+	return 1
+}
+
 # wire_check NAME PCAP RULE...: judge the capture PCAP with
-# lib/roce_wire.py; each rule's verdict becomes a result, and a rule that
-# gave none is a failure.
+# lib/roce_wire.py (through wire_serve's, if started); each rule's verdict
+# becomes a result, and a rule that gave none is a failure.
 wire_check() {
-	local name=$1 pcap=$2 want=0 r
+	local name=$1 pcap=$2 want=0 r line out
 	shift 2
 
 	for r in "$@"; do
 		[[ $r == summary* ]] || want=$((want + 1))
 	done
-	tap_relay "" < <("${ROCE_WIRE[@]}" check "$name" "$pcap" "$@" 2>&1)
+	if [[ -n $WIRE_CMD ]]; then
+		out=$(mktemp /tmp/wire_check.XXXXXX)
+		wire_ask check "$name" "$pcap" "$@"
+		while IFS= read -r -t 300 line <&"$WIRE_OUT" && [[ $line != '#end' ]]; do
+			printf '%s\n' "$line"
+		done >"$out"
+		tap_relay "" <"$out"
+		rm -f "$out"
+	else
+		tap_relay "" < <("${ROCE_WIRE[@]}" check "$name" "$pcap" "$@" 2>&1)
+	fi
 	[[ $TAP_RELAY_SEEN -eq $want ]] ||
 		ktap_fail "$name: wire checks ran" "$TAP_RELAY_SEEN of $want verdicts"
 }

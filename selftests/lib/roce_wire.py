@@ -12,6 +12,10 @@
         does.  Creates
         READYFILE once the socket is bound; stops on SIGTERM/SIGINT after
         draining the socket; writes OUT.pcap.stats (packets, drops).
+    roce_wire.py serve IFNAME
+        Captures on IFNAME and checks, one after the other, as commands
+        read from stdin say (see serve()): one Python start-up (about a
+        second under TCG) for a whole test instead of two a phase.
     roce_wire.py check PREFIX FILE.pcap RULE...
         Decode the capture and judge each RULE; print one TAP result line
         per rule and "# " comment lines (wire_check in lib/ktap.sh relays
@@ -290,61 +294,141 @@ def _stop(_sig, _frm):
     STOP = True
 
 
+class Capture:
+    """An AF_PACKET capture of UDP 4791 on one interface, into a pcap."""
+
+    def __init__(self, ifname):
+        import ctypes
+        self.ifname = ifname
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)     # nothing yet
+        code, n = bpf_udp4791()
+        buf = ctypes.create_string_buffer(code)
+        fprog = struct.pack("HL", n, ctypes.addressof(buf))
+        s.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+        try:
+            s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 256 << 20)
+        except OSError:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+        s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        s.bind((ifname, ETH_P_ALL))
+        s.setblocking(False)
+        self.sock = s
+        self.recs = []
+        self.nots = 0
+
+    def run(self, stopping):
+        """Receive until stopping() says so, then drain the socket."""
+        s = self.sock
+        while True:
+            stop = stopping()
+            if not stop:
+                select.select([s], [], [], 0.2)
+            try:
+                data, anc, _flags, _addr = s.recvmsg(65536, 256)
+            except BlockingIOError:
+                if stop:
+                    break
+                continue
+            except InterruptedError:
+                continue
+            ts = None
+            for lvl, typ, d in anc:
+                if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS and len(d) >= 16:
+                    ts = struct.unpack("qq", d[:16])
+                elif lvl == SOL_PACKET and typ == PACKET_AUXDATA and len(d) >= 20:
+                    data = with_vlan_tag(data, d)
+            if not ts or ts == (0, 0):
+                self.nots += 1
+                t = time.time()
+                ts = (int(t), int((t % 1) * 1e9))
+            self.recs.append((ts, data))
+
+    def write(self, out):
+        """Close the socket; write OUT and OUT.stats; return the stats."""
+        st = self.sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8)
+        tp_packets, tp_drops = struct.unpack("II", st)
+        self.sock.close()
+        with open(out, "wb") as fh:
+            fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+            for (sec, nsec), data in self.recs:
+                fh.write(struct.pack("<IIII", sec, nsec, len(data), len(data)))
+                fh.write(data)
+        stats = {"packets": len(self.recs), "kernel_packets": tp_packets,
+                 "drops": tp_drops, "no_timestamp": self.nots}
+        with open(out + ".stats", "w") as fh:
+            json.dump(stats, fh)
+        return stats
+
+
 def capture(ifname, out, ready):
-    import ctypes
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)     # nothing yet
-    code, n = bpf_udp4791()
-    buf = ctypes.create_string_buffer(code)
-    fprog = struct.pack("HL", n, ctypes.addressof(buf))
-    s.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
-    try:
-        s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 256 << 20)
-    except OSError:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
-    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
-    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
-    s.bind((ifname, ETH_P_ALL))
+    cap = Capture(ifname)
     with open(ready, "w") as fh:
         fh.write("%d\n" % os.getpid())
-    recs, nots = [], 0
-    s.setblocking(False)
-    while True:
-        if not STOP:
-            select.select([s], [], [], 0.2)
-        try:
-            data, anc, _flags, _addr = s.recvmsg(65536, 256)
-        except BlockingIOError:
-            if STOP:
-                break
-            continue
-        except InterruptedError:
-            continue
-        ts = None
-        for lvl, typ, d in anc:
-            if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS and len(d) >= 16:
-                ts = struct.unpack("qq", d[:16])
-            elif lvl == SOL_PACKET and typ == PACKET_AUXDATA and len(d) >= 20:
-                data = with_vlan_tag(data, d)
-        if not ts or ts == (0, 0):
-            nots += 1
-            t = time.time()
-            ts = (int(t), int((t % 1) * 1e9))
-        recs.append((ts, data))
-    st = s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8)
-    tp_packets, tp_drops = struct.unpack("II", st)
-    s.close()
-    with open(out, "wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
-        for (sec, nsec), data in recs:
-            fh.write(struct.pack("<IIII", sec, nsec, len(data), len(data)))
-            fh.write(data)
-    stats = {"packets": len(recs), "kernel_packets": tp_packets,
-             "drops": tp_drops, "no_timestamp": nots}
-    with open(out + ".stats", "w") as fh:
-        json.dump(stats, fh)
+    cap.run(lambda: STOP)
+    stats = cap.write(out)
     print("capture %s: %s" % (ifname, json.dumps(stats)))
+
+
+def serve(ifname, lines):
+    """Captures on IFNAME and checks, one process for a whole test.
+
+    Commands, one a line, words quoted as by the shell (bash's printf %q):
+      start OUT.pcap    capture (in a thread) until stop; answers "started"
+      stop              write OUT.pcap and its .stats; answers "stopped STATS"
+      check PREFIX FILE.pcap RULE...
+                        as the check command; the TAP lines end with "#end"
+    A command that fails is answered "error ..." (then "#end" for check).
+    """
+    import shlex
+    import threading
+    cap = thread = out = None
+    halt = threading.Event()
+
+    def stop():
+        nonlocal cap, thread
+        halt.set()
+        thread.join()
+        stats = cap.write(out)
+        cap = thread = None
+        return stats
+
+    for line in lines:
+        try:
+            words = shlex.split(line)
+        except ValueError as e:
+            print("error: %r: %s" % (line.strip(), e), flush=True)
+            continue
+        if not words:
+            continue
+        cmd = words[0]
+        try:
+            if cmd == "start" and len(words) == 2:
+                if cap:
+                    stop()
+                halt.clear()
+                out = words[1]
+                cap = Capture(ifname)
+                thread = threading.Thread(target=cap.run, args=(halt.is_set,))
+                thread.start()
+                print("started", flush=True)
+            elif cmd == "stop" and cap:
+                print("stopped %s" % json.dumps(stop()), flush=True)
+            elif cmd == "check" and len(words) >= 3:
+                Check(words[1], words[2]).run(words[3:])
+                print("#end", flush=True)
+            else:
+                print("error: %r: not a command here" % line.strip(), flush=True)
+                if cmd == "check":
+                    print("#end", flush=True)
+        except Exception as e:      # pylint: disable=broad-except
+            print("error: %s: %s: %s" % (cmd, type(e).__name__, e), flush=True)
+            if cmd == "check":
+                print("#end", flush=True)
+    if cap:
+        stop()
 
 
 # ---------------------------------------------------------------- checks
@@ -849,6 +933,9 @@ def main(argv):
         return selftest()
     if cmd == "capture":
         capture(argv[2], argv[3], argv[4])
+        return 0
+    if cmd == "serve":
+        serve(argv[2], sys.stdin)
         return 0
     if cmd == "check":
         return Check(argv[2], argv[3]).run(argv[4:])
