@@ -46,7 +46,7 @@ DEB_PKGS := build-essential make cmake g++ pkg-config kmod cpio xz-utils \
 	nfs-kernel-server nfs-common \
 	python3-matplotlib
 
-.PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo cc-demo bench lint dkms-install \
+.PHONY: all kmod cpp selftests pyverbs-tests deps check check-debug demo cc-demo bench interop-hosts lint dkms-install \
 	dkms-build dkms-stage install clean ksrc deb deb-test
 
 all: kmod cpp selftests
@@ -152,6 +152,15 @@ bench: deps
 	VRNIC_VM_SLUB_DEBUG= selftests/vm/pair.sh \
 		"$(CURDIR)/selftests/bench_hosts.sh peer" "$(CURDIR)/selftests/bench_hosts.sh main"
 	$(PYTHON3) selftests/lib/bench_report.py hosts $(BUILD)/vm/results/bench_hosts.samples $(BENCH_OUT)
+
+# The standard tools between two guests, vrnic against rdma_rxe both ways
+# round (selftests/interop_hosts.sh; not part of check: two boots).
+interop-hosts: deps
+	$(MAKE) all
+	selftests/vm/pair.sh "$(CURDIR)/selftests/interop_hosts.sh peer" \
+		"$(CURDIR)/selftests/interop_hosts.sh main vrnic rxe"
+	selftests/vm/pair.sh "$(CURDIR)/selftests/interop_hosts.sh peer" \
+		"$(CURDIR)/selftests/interop_hosts.sh main rxe vrnic"
 
 lint: ksrc
 	$(KSRC)/checkpatch.pl --no-tree --strict --terse --show-types \

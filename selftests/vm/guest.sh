@@ -182,7 +182,7 @@ list_tests() {
 		[[ -f $f && -x $f ]] || continue
 		base=${f##*/}
 		case $base in
-		check.sh | demo.sh | bench.sh | bench_hosts.sh) continue ;;
+		check.sh | demo.sh | bench.sh | bench_hosts.sh | interop_hosts.sh) continue ;;
 		esac
 		# Files that need systemd as PID 1 run in such a boot only,
 		# and nothing else does.

@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# interop_hosts.sh - the standard tools between two hosts: vrnic on one
+# guest, rdma_rxe (or vrnic) on the other, over the virtio link of
+# selftests/vm/pair.sh.
+#
+#   make interop-hosts     both ways round: vrnic's clients against
+#                          rdma_rxe's servers, then the reverse
+#   selftests/vm/pair.sh "$PWD/selftests/interop_hosts.sh peer" \
+#       "$PWD/selftests/interop_hosts.sh main CLIENT_DRIVER SERVER_DRIVER [CASES]"
+#
+# A (main) runs every client on a device of CLIENT_DRIVER (vrnic by
+# default); B (peer, lib/bench_peer.py) starts each server on a device of
+# SERVER_DRIVER (rdma_rxe by default) when A asks; CASES, a regular
+# expression, picks cases by name (default: all).  One result each:
+#
+#  - perftest: WRITE, READ and SEND of 64 KiB and atomics over the IPv4
+#    GIDs, WRITE of 4 KiB over the IPv6 GIDs, WRITE over four QPs, and
+#    WRITE of 64 KiB with netem loss 2%, reordering, delay and
+#    duplication on A's end of the link (the go-back-N a standard peer
+#    needs, both ways);
+#  - ibv_ud_pingpong, ibv_rc_pingpong over the IPv6 GIDs (8000-byte
+#    messages), rping through rdma_cm, mckey (UD multicast from A to
+#    the group B joined through rdma_cm).
+#
+# Not in make check: it boots two guests (about 3 minutes a direction).
+# A test exits 0 when every result passed.
+
+# shellcheck source=selftests/lib/ktap.sh
+. "$(dirname "$0")/lib/ktap.sh"
+# shellcheck source=selftests/lib/hosts.sh
+. "$(dirname "$0")/lib/hosts.sh"
+
+LIB=$(cd "$(dirname "$0")/lib" && pwd)
+ROLE=${1:-}
+DEV=hostdev
+TMO=180
+GROUP=230.78.9.1
+LOSS_QDISC=(netem loss 2% reorder 5% 50% delay 1ms duplicate 1%)
+
+if [[ $ROLE == peer ]]; then
+	link_up "$PEER_MAC" "$PEER_IP" "$PEER_IP6" || exit 1
+	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
+	exec python3 "$LIB/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
+fi
+[[ $ROLE == main ]] || { echo "usage: interop_hosts.sh peer | main [CLIENT_DRIVER [SERVER_DRIVER]]" >&2; exit 2; }
+CDRV=${2:-vrnic}
+SDRV=${3:-rxe}
+CASES=${4:-.}	# a regex: only the cases it matches
+
+ktap_header
+ktap_require_cmd ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ibv_ud_pingpong \
+	ibv_rc_pingpong rping mckey tc
+link_up "$MAIN_MAC" "$MAIN_IP" "$MAIN_IP6" || ktap_bail "link"
+wait_for 300 peer run 5 true >/dev/null 2>&1 || ktap_bail "B's agent never answered"
+defer peer quit
+
+# dev_cmd DRIVER NETDEV: the command line that makes $DEV.  rdma_rxe is
+# loaded only for an rxe device: 6.1's binds UDP port 4791 when it loads.
+dev_cmd() {
+	[[ $1 == rxe ]] && printf 'modprobe rdma_rxe && '
+	echo "rdma link add $DEV type $1 netdev $2"
+}
+plink=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address") || ktap_bail "B's link NIC"
+plink=${plink%/address}
+plink=${plink##*/}
+run_stage "$CDRV device on A's $LINK" bash -c "$(dev_cmd "$CDRV" "$LINK")" ||
+	ktap_bail "no $CDRV device"
+defer rdma link delete "$DEV"
+run_stage "$SDRV device on B's $plink" peer run 60 "$(dev_cmd "$SDRV" "$plink")" ||
+	ktap_bail "no $SDRV device on B"
+defer peer run 30 "rdma link delete $DEV"
+# ib_core adds the GIDs of the addresses that exist when a device
+# registers before "rdma link add" returns.
+if ! { GA=$(roce_gid_index "$DEV" "$MAIN_IP") &&
+	GA6=$(roce_gid_index "$DEV" "$MAIN_IP6") &&
+	GB=$(peer run 10 ". $LIB/gid.sh; roce_gid_index $DEV $PEER_IP") &&
+	GB6=$(peer run 10 ". $LIB/gid.sh; roce_gid_index $DEV $PEER_IP6"); }; then
+	ktap_bail "RoCE v2 GIDs (A: '$GA' '$GA6', B: '$GB' '$GB6')"
+fi
+ktap_comment "A: $CDRV on $LINK, GIDs $GA (IPv4) $GA6 (IPv6); B: $SDRV on $plink, GIDs $GB $GB6"
+
+PORT=19100
+# b_joined: B's link NIC has joined $GROUP (mckey's rdma_cm join).
+b_joined() {
+	peer run 5 "ip maddr show dev $plink | grep -qw $GROUP"
+}
+
+# case_run NAME SERVER CLIENT [READY]: SERVER on B (its port, $PORT, in
+# "@P"), then CLIENT on A (likewise); READY: tcp (default: B answers
+# once the server's TCP port listens), cm (an rdma_cm listener: A's
+# client retries while B rejects it) or mcast (B has joined $GROUP).
+# Both must exit 0.
+case_run() {
+	local name=$1 srv=$2 cli=$3 ready=${4:-tcp} port=0 out rc src sout
+
+	[[ $name =~ $CASES ]] || return 0
+	PORT=$((PORT + 1))
+	[[ $ready == tcp ]] && port=$PORT
+	if ! peer start "$name" "$port" "timeout $TMO ${srv//@P/$PORT}" >/dev/null ||
+		{ [[ $ready == mcast ]] && ! wait_for 60 b_joined; }; then
+		ktap_fail "$name" "B's server did not start"
+		peer wait "$name" 5 >/dev/null
+		return
+	fi
+	for _ in $(seq 30); do
+		out=$(timeout "$TMO" bash -c "${cli//@P/$PORT}" 2>&1)
+		rc=$?
+		[[ $rc -ne 0 && $ready == cm && $out == *REJECTED* ]] || break
+		sleep 1
+	done
+	sout=$(peer wait "$name" "$TMO")
+	src=$?
+	if [[ $rc -eq 0 && $src -eq 0 ]]; then
+		ktap_comment "$name: $(grep -E '^ *[0-9]+ +[0-9]+ ' <<<"$out" | tail -n 1 | tr -s ' ')$(
+			grep -E 'bytes in' <<<"$out" | tail -n 1)"
+		ktap_ok "$name"
+		return
+	fi
+	# stderr's lines come first, ahead of stdout's buffered ones
+	ktap_comment "$name: client (exit $rc):"
+	grep -v -e '^ *GID:' -e 'remote address:' -e 'local address:' <<<"$out" |
+		tail -n 25 | sed 's/^/#   /'
+	ktap_comment "$name: server:"
+	grep -v -e '^ *GID:' -e 'remote address:' -e 'local address:' <<<"$sout" |
+		tail -n 25 | sed 's/^/#   /'
+	ktap_fail "$name" "client exit $rc, server exit $src"
+}
+
+PT="-d $DEV -p @P"
+case_run write_64KiB "ib_write_bw $PT -x $GB -s 65536 -n 300" \
+	"ib_write_bw $PT -x $GA -s 65536 -n 300 $PEER_IP"
+case_run read_64KiB "ib_read_bw $PT -x $GB -s 65536 -n 300" \
+	"ib_read_bw $PT -x $GA -s 65536 -n 300 $PEER_IP"
+case_run send_64KiB "ib_send_bw $PT -x $GB -s 65536 -n 300" \
+	"ib_send_bw $PT -x $GA -s 65536 -n 300 $PEER_IP"
+case_run atomics "ib_atomic_bw $PT -x $GB -n 500" "ib_atomic_bw $PT -x $GA -n 500 $PEER_IP"
+# perftest's own connection stays on IPv4; the RoCE packets use the IPv6 GIDs.
+case_run write_4KiB_ipv6 "ib_write_bw $PT -x $GB6 -s 4096 -n 500" \
+	"ib_write_bw $PT -x $GA6 -s 4096 -n 500 $PEER_IP"
+case_run write_64KiB_4qps "ib_write_bw $PT -x $GB -s 65536 -n 200 -q 4" \
+	"ib_write_bw $PT -x $GA -s 65536 -n 200 -q 4 $PEER_IP"
+if [[ write_64KiB_lossy =~ $CASES ]] &&
+	run_stage "netem ${LOSS_QDISC[*]} on A's $LINK" tc qdisc add dev "$LINK" root "${LOSS_QDISC[@]}"; then
+	case_run write_64KiB_lossy "ib_write_bw $PT -x $GB -s 65536 -n 300" \
+		"ib_write_bw $PT -x $GA -s 65536 -n 300 $PEER_IP"
+	ktap_comment "netem: $(tc -s qdisc show dev "$LINK" | grep -o 'dropped [0-9]*' | head -n 1)"
+	tc qdisc del dev "$LINK" root
+fi
+case_run ud_pingpong "ibv_ud_pingpong -d $DEV -g $GB -p @P -n 200" \
+	"ibv_ud_pingpong -d $DEV -g $GA -p @P -n 200 $PEER_IP"
+case_run rc_pingpong_ipv6 "ibv_rc_pingpong -d $DEV -g $GB6 -p @P -n 200 -s 8000" \
+	"ibv_rc_pingpong -d $DEV -g $GA6 -p @P -n 200 -s 8000 $PEER_IP"
+case_run rping "rping -s -a $PEER_IP -p @P -C 20 -S 10000 -V" \
+	"rping -c -a $PEER_IP -p @P -C 20 -S 10000 -V" cm
+# mckey's receiver joins through rdma_cm (an IGMP join on B's link NIC)
+# and waits for 20 datagrams; the sender's join is send-only.  UD is
+# unreliable: the sender sends more than the receiver waits for.
+case_run mckey "mckey -m $GROUP -b $PEER_IP -C 20" \
+	"mckey -m $GROUP -b $MAIN_IP -s -C 200" mcast
+# moved: the port counters of $DEV that are not zero, on one line.
+MOVED='rdma statistic show link '$DEV'/1 | tr " " "\n" | paste - - |
+	awk '"'"'$2 ~ /^[0-9]+$/ && $2 > 0 { printf " %s %s", $1, $2 }'"'"
+ktap_comment "A's $CDRV counters that moved:$(bash -c "$MOVED")"
+ktap_comment "B's $SDRV counters that moved:$(peer run 10 "$MOVED")"
+ktap_finish
