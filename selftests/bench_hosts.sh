@@ -67,11 +67,7 @@ ROWS_RE=${BENCH_ROWS:-.}
 read -r -a DRIVERS <<<"${BENCH_DRIVERS:-rxe vrnic}"
 PORT=18700
 
-if [[ $ROLE == peer ]]; then
-	link_up "$PEER_MAC" "$PEER_IP" "$PEER_IP6" || exit 1
-	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
-	exec python3 "$LIB/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
-fi
+[[ $ROLE == peer ]] && peer_serve
 [[ $ROLE == main ]] || { echo "usage: bench_hosts.sh peer|main" >&2; exit 2; }
 
 # both CMDLINE: run it here and on B.
@@ -389,9 +385,8 @@ wait_for 300 peer run 5 true 2>/dev/null || { echo "B never answered"; exit 1; }
 defer peer quit
 defer dev_del
 # "both" names the link NIC by A's name: the guests are built alike.
-plink=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address")
-plink=${plink%/address}
-[[ ${plink##*/} == "$LINK" ]] || { echo "B's link NIC is '${plink##*/}', A's '$LINK'"; exit 1; }
+plink=$(peer_link)
+[[ $plink == "$LINK" ]] || { echo "B's link NIC is '$plink', A's '$LINK'"; exit 1; }
 
 {
 	echo "info kernel $(uname -r)"

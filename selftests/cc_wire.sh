@@ -174,16 +174,6 @@ bw_note() {
 	[[ -z $row ]] || ktap_comment "perftest: bytes iterations peak avg[MB/s] rate[Mpps]:$row"
 }
 
-# cap_start NAME: capture on veth_b (B's namespace) into $LOG/NAME.pcap
-# until cap_stop, through the test's one roce_wire.py (wire_serve).
-cap_start() {
-	wire_cap_start "$LOG/$1.pcap"
-}
-
-cap_stop() {
-	wire_cap_stop
-}
-
 # The tc filters of the last phase removed.
 tc_clear() {
 	in_a sh -c "tc filter del dev $IF_A egress; tc filter del dev $IF_A ingress" 2>/dev/null
@@ -214,7 +204,7 @@ phase() {
 	PHASE_T0=$SECONDS
 	tc_clear
 	snap
-	run_stage "$1: capture on $IF_B started" cap_start "$1"
+	run_stage "$1: capture on $IF_B started" wire_cap_start "$LOG/$1.pcap"
 }
 
 # tc_pkts NS DEV HOOK PREF: packets counted by the actions of that filter.
@@ -299,7 +289,7 @@ WB="-F -s 16384 -n 20"		# perftest: 16 packets a message
 P=defaults_ipv4
 phase $P
 run_stage "$P: ibv_rc_pingpong over IPv4" traffic ibv_rc_pingpong "-g $GB $PP" "-g $GA $PP"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=0 ecn=2" "pkt sel=req src=$B dscp=0 ecn=2" \
 	"pkt sel=ack src=$A dscp=0 ecn=0" "pkt sel=ack src=$B dscp=0 ecn=0" \
@@ -308,7 +298,7 @@ wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 P=defaults_ipv6
 phase $P
 run_stage "$P: ibv_rc_pingpong over IPv6" traffic ibv_rc_pingpong "-g $G6B $PP" "-g $G6A $PP"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$IP6_A dscp=0 ecn=2" "pkt sel=req src=$IP6_B dscp=0 ecn=2" \
 	"pkt sel=ack src=$IP6_A dscp=0 ecn=0" "pkt sel=ack src=$IP6_B dscp=0 ecn=0"
@@ -319,7 +309,7 @@ P=qos_tclass104
 run_stage "$P: rdmactl qos set tclass 104 on both" qos_both tclass 104
 phase $P
 run_stage "$P: ibv_rc_pingpong" traffic ibv_rc_pingpong "-g $GB $PP" "-g $GA $PP"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=2" "pkt sel=req src=$B dscp=26 ecn=2" \
 	"pkt sel=ack src=$A dscp=26 ecn=0" "pkt sel=ack src=$B dscp=26 ecn=0"
@@ -331,7 +321,7 @@ prio_watch "$NS_B" "$IF_B" "$ROCE4" 5
 run_stage "$P: ib_write_bw --tclass 184 -S 5 (qos tclass 104)" \
 	traffic ib_write_bw "-x $GB --tclass=184 -S 5 $WB" "-x $GA --tclass=184 -S 5 $WB"
 bw_note
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=46 ecn=2" "pkt sel=ack src=$B dscp=46 ecn=0"
 prio_check "$P: A's RoCE packets leave with skb->priority 5 (trust pcp: the SL)" "$NS_A" "$IF_A"
@@ -351,7 +341,7 @@ run_stage "$P: every 40th request from A dropped at $IF_B ingress" \
 	action gact pass random determ drop 40
 run_stage "$P: ib_write_bw, qos tclass 104 = DSCP 26 -> prio 3" \
 	traffic ib_write_bw "-x $GB $WB" "-x $GA $WB"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=2" "pkt sel=ack src=$B dscp=26 ecn=0" \
 	"retx sel=req src=$A ecn=2"
@@ -362,7 +352,7 @@ phase $P
 prio_watch "$NS_A" "$IF_A" "$ROCE4" 5
 run_stage "$P: ib_write_bw --tclass 184 = DSCP 46 -> prio 5, not in ecn_en" \
 	traffic ib_write_bw "-x $GB --tclass=184 $WB" "-x $GA --tclass=184 $WB"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=46 ecn=0" "pkt sel=ack src=$B dscp=46 ecn=0"
 prio_check "$P: A's RoCE packets leave with skb->priority dscp2prio[46] = 5" "$NS_A" "$IF_A"
@@ -375,7 +365,7 @@ phase $P
 run_stage "$P: CE set at $IF_B ingress" mark_ce "$NS_B" "$IF_B" ingress
 run_stage "$P: ib_write_bw" traffic ib_write_bw "-x $GB $WB --wait_destroy=1" \
 	"-x $GA $WB --wait_destroy=1"
-cap_stop
+wire_cap_stop
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=26 ecn=0" "pkt sel=ack src=$B dscp=26 ecn=0" \
 	"count sel=cnp eq=0"
@@ -395,7 +385,7 @@ run_stage "$P: CE set on A's RoCE packets at $IF_A egress" mark_ce "$NS_A" "$IF_
 prio_watch "$NS_B" "$IF_B" "$CNP4" 6
 run_stage "$P: ib_write_bw -n 5, QPs kept 2 s" traffic ib_write_bw \
 	"-x $GB -F -s 16384 -n 5 --wait_destroy=2" "-x $GA -F -s 16384 -n 5 --wait_destroy=2"
-cap_stop
+wire_cap_stop
 sent=$(delta vrnic1 np_cnp_sent)
 marked=$(delta vrnic1 np_ecn_marked_roce_packets)
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
@@ -428,7 +418,7 @@ run_stage "$P: ib_write_bw -q 2 -n 1000 -s 4096" traffic ib_write_bw \
 	"-x $GB -F -q 2 -s 4096 -n 1000 --wait_destroy=1" \
 	"-x $GA -F -q 2 -s 4096 -n 1000 --wait_destroy=1"
 bw_note
-cap_stop
+wire_cap_stop
 sent=$(delta vrnic1 np_cnp_sent)
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \
 	"pkt sel=req src=$A dscp=0 ecn=3" "pkt sel=ack src=$B dscp=0 ecn=3" \
@@ -456,7 +446,7 @@ run_stage "$P: CE set on B's packets at $IF_A ingress" mark_ce "$NS_A" "$IF_A" i
 run_stage "$P: ib_read_bw -R (rdma_cm: the responder's QP in RTS)" traffic ib_read_bw \
 	"-R $WB --wait_destroy=1" "-R $WB --wait_destroy=1"
 bw_note
-cap_stop
+wire_cap_stop
 sent=$(delta vrnic0 np_cnp_sent)
 marked=$(delta vrnic0 np_ecn_marked_roce_packets)
 wire_check $P "$LOG/$P.pcap" summary lossless icrc \

@@ -39,11 +39,7 @@ TMO=180
 GROUP=230.78.9.1
 LOSS_QDISC=(netem loss 2% reorder 5% 50% delay 1ms duplicate 1%)
 
-if [[ $ROLE == peer ]]; then
-	link_up "$PEER_MAC" "$PEER_IP" "$PEER_IP6" || exit 1
-	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
-	exec python3 "$LIB/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
-fi
+[[ $ROLE == peer ]] && peer_serve
 [[ $ROLE == main ]] || { echo "usage: interop_hosts.sh peer | main [CLIENT_DRIVER [SERVER_DRIVER]]" >&2; exit 2; }
 CDRV=${2:-vrnic}
 SDRV=${3:-rxe}
@@ -62,9 +58,7 @@ dev_cmd() {
 	[[ $1 == rxe ]] && printf 'modprobe rdma_rxe && '
 	echo "rdma link add $DEV type $1 netdev $2"
 }
-plink=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address") || ktap_bail "B's link NIC"
-plink=${plink%/address}
-plink=${plink##*/}
+plink=$(peer_link) || ktap_bail "B's link NIC"
 run_stage "$CDRV device on A's $LINK" bash -c "$(dev_cmd "$CDRV" "$LINK")" ||
 	ktap_bail "no $CDRV device"
 defer rdma link delete "$DEV"
@@ -159,9 +153,12 @@ case_run rping "rping -s -a $PEER_IP -p @P -C 20 -S 10000 -V" \
 # unreliable: the sender sends more than the receiver waits for.
 case_run mckey "mckey -m $GROUP -b $PEER_IP -C 20" \
 	"mckey -m $GROUP -b $MAIN_IP -s -C 200" mcast
-# moved: the port counters of $DEV that are not zero, on one line.
-MOVED='rdma statistic show link '$DEV'/1 | tr " " "\n" | paste - - |
-	awk '"'"'$2 ~ /^[0-9]+$/ && $2 > 0 { printf " %s %s", $1, $2 }'"'"
-ktap_comment "A's $CDRV counters that moved:$(bash -c "$MOVED")"
-ktap_comment "B's $SDRV counters that moved:$(peer run 10 "$MOVED")"
+
+# moved_counters: the port counters of $DEV that are not zero, on one line.
+moved_counters() {
+	rdma statistic show link "$DEV/1" | tr ' ' '\n' | paste - - |
+		awk '$2 ~ /^[0-9]+$/ && $2 > 0 { printf " %s %s", $1, $2 }'
+}
+ktap_comment "A's $CDRV counters that moved:$(moved_counters)"
+ktap_comment "B's $SDRV counters that moved:$(peer run 10 "DEV=$DEV; $(declare -f moved_counters); moved_counters")"
 ktap_finish

@@ -54,6 +54,7 @@ wait_port() {
 
 # first_gid DEV: the index of port 1's first GID that the suite would
 # use: the lowest whose last 64 bits are not zero (base.py's ZERO_GID).
+# suite_start calls it once the GID of the netdev's address is there.
 first_gid() {
 	local dir=/sys/class/infiniband/$1/ports/1/gids i g
 	local -a all=("$dir"/*)
@@ -65,12 +66,6 @@ first_gid() {
 		return 0
 	done
 	return 1
-}
-
-# gid_ready DEV: the device has the GID of the netdev's IPv4 address,
-# so that its GID table is filled before first_gid reads it.
-gid_ready() {
-	grep -qs '^0000:0000:0000:0000:0000:ffff:' /sys/class/infiniband/"$1"/ports/1/gids/*
 }
 
 # nic_setup: vrnic's NIC ($IF_V) into $NS and rxe's ($IF_R) in init_net,
@@ -98,11 +93,14 @@ nic_setup() {
 }
 
 # Else a veth pair: rxe's end (A) in init_net, vrnic's (B) in $NS.
+# ADDR_V, ADDR_R: the IPv4 addresses of vrnic's and rxe's netdevs.
 if nic_setup; then
 	ktap_comment "vrnic on $IF_V (virtio-net, in $NS), rdma_rxe on $IF_R"
+	ADDR_V=10.78.1.2 ADDR_R=10.78.2.1
 else
 	ktap_comment "no two virtio-net NICs: a veth pair (the rdma_cm tests skip)"
-	NS_A='' NS_B=$NS IF_A=$IF_R IF_B=$IF_V IP_A=10.78.0.1 IP_B=10.78.0.2 \
+	ADDR_V=10.78.0.2 ADDR_R=10.78.0.1
+	NS_A='' NS_B=$NS IF_A=$IF_R IF_B=$IF_V IP_A=$ADDR_R IP_B=$ADDR_V \
 		IP6_A=fd00:78::1 IP6_B=fd00:78::2 veth_setup || ktap_bail "no veth pair"
 fi
 
@@ -138,7 +136,8 @@ counts() {
 }
 
 # suite NAME DEV NETNS: run the suite, print its counts; sets PASSED.
-# suite_start NAME DEV NS: run the suite on DEV (in netns NS if not empty)
+# suite_start NAME DEV NS ADDR: run the suite on DEV (in netns NS if not
+# empty; ADDR, its netdev's IPv4 address, whose GID fills its table)
 # in the background, its output in $LOG_DIR/NAME; suite_report NAME DEV
 # waits for it and judges it.  The two suites run side by side: each is
 # one Python process, and the guest has two vCPUs.
@@ -146,14 +145,14 @@ LOG_DIR=$(mktemp -d /tmp/pyverbs.XXXXXX)
 defer rm -rf "$LOG_DIR"
 declare -A SUITE_PID=() SUITE_T0=()
 suite_start() {
-	local name=$1 dev=$2 ns=$3 c gid
+	local name=$1 dev=$2 ns=$3 addr=$4 c gid
 	local -a filt=() in=()
 
 	for c in ${PYVERBS_FILTER:-}; do
 		filt+=(-k "$c")
 	done
 	[[ -n $ns ]] && in=(ip netns exec "$ns")
-	wait_for 30 gid_ready "$dev" || ktap_comment "$name: $dev has no IPv4 GID"
+	roce_gid_wait "$dev" "$addr" >/dev/null || ktap_comment "$name: $dev has no GID of $addr"
 	gid=$(first_gid "$dev") || gid=0
 	ktap_comment "$name: $dev GID $gid $(cat "/sys/class/infiniband/$dev/ports/1/gids/$gid")"
 	SUITE_T0[$name]=$SECONDS
@@ -189,8 +188,8 @@ suite_report() {
 
 RXE=0
 [[ $HAVE_RXE == 1 ]] && wait_for 30 wait_port "$DEV_R" && RXE=1
-suite_start vrnic "$DEV_V" "$NS"
-[[ $RXE == 1 ]] && suite_start rxe "$DEV_R" ""
+suite_start vrnic "$DEV_V" "$NS" "$ADDR_V"
+[[ $RXE == 1 ]] && suite_start rxe "$DEV_R" "" "$ADDR_R"
 
 suite_report vrnic "$DEV_V"
 ktap_result "pyverbs suite on vrnic: no failure, no error" $?

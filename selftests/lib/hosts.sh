@@ -60,3 +60,20 @@ peer() {
 	exec {fd}>&-
 	return "$rc"
 }
+
+# peer_serve: be B: the link up, then lib/bench_peer.py serving A until A
+# says quit.  Does not return.
+peer_serve() {
+	link_up "$PEER_MAC" "$PEER_IP" "$PEER_IP6" || exit 1
+	echo "peer: $LINK up, serving A on $PEER_IP:$AGENT_PORT"
+	exec python3 "$(dirname "${BASH_SOURCE[0]}")/bench_peer.py" "$PEER_IP" "$AGENT_PORT"
+}
+
+# peer_link: the name of B's link NIC (asked of B).
+peer_link() {
+	local p
+
+	p=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address") || return 1
+	p=${p%/address}
+	echo "${p##*/}"
+}

@@ -394,20 +394,18 @@ wire_cap_stop() {
 # lib/roce_wire.py (through wire_serve's, if started); each rule's verdict
 # becomes a result, and a rule that gave none is a failure.
 wire_check() {
-	local name=$1 pcap=$2 want=0 r line out
+	local name=$1 pcap=$2 want=0 r line
 	shift 2
 
 	for r in "$@"; do
 		[[ $r == summary* ]] || want=$((want + 1))
 	done
 	if [[ -n $WIRE_CMD ]]; then
-		out=$(mktemp /tmp/wire_check.XXXXXX)
 		wire_ask check "$name" "$pcap" "$@"
-		while IFS= read -r -t 300 line <&"$WIRE_OUT" && [[ $line != '#end' ]]; do
+		tap_relay "" < <(while IFS= read -r -t 300 line <&"$WIRE_OUT" &&
+			[[ $line != '#end' ]]; do
 			printf '%s\n' "$line"
-		done >"$out"
-		tap_relay "" <"$out"
-		rm -f "$out"
+		done)
 	else
 		tap_relay "" < <("${ROCE_WIRE[@]}" check "$name" "$pcap" "$@" 2>&1)
 	fi

@@ -4,18 +4,15 @@
 
     roce_wire.py selftest
         ICRC vectors made with selftests/lib/roce_pkt.h, decoder round trips.
-    roce_wire.py capture IFNAME OUT.pcap READYFILE
-        AF_PACKET capture of UDP 4791 (IPv4 and IPv6) on IFNAME, both
-        directions, kernel timestamps, into a nanosecond pcap file; an
-        802.1Q tag the kernel holds out of band (VLAN offload, as on a
-        veth under a VLAN netdev) is put back into the frame, as libpcap
-        does.  Creates
-        READYFILE once the socket is bound; stops on SIGTERM/SIGINT after
-        draining the socket; writes OUT.pcap.stats (packets, drops).
     roce_wire.py serve IFNAME
         Captures on IFNAME and checks, one after the other, as commands
-        read from stdin say (see serve()): one Python start-up (about a
-        second under TCG) for a whole test instead of two a phase.
+        read from stdin say (see serve(); lib/ktap.sh's wire_serve): one
+        Python start-up (about a second under TCG) for a whole test.  A
+        capture is of UDP 4791 (IPv4 and IPv6), both directions, kernel
+        timestamps, into a nanosecond pcap file; an 802.1Q tag the kernel
+        holds out of band (VLAN offload, as on a veth under a VLAN netdev)
+        is put back into the frame, as libpcap does.  Stopping drains the
+        socket, then writes OUT.pcap and OUT.pcap.stats (packets, drops).
     roce_wire.py check PREFIX FILE.pcap RULE...
         Decode the capture and judge each RULE; print one TAP result line
         per rule and "# " comment lines (wire_check in lib/ktap.sh relays
@@ -70,7 +67,6 @@ import ipaddress
 import json
 import os
 import select
-import signal
 import socket
 import struct
 import sys
@@ -286,14 +282,6 @@ def with_vlan_tag(frame, aux):
     return frame[:12] + struct.pack("!HH", tpid, tci) + frame[12:]
 
 
-STOP = False
-
-
-def _stop(_sig, _frm):
-    global STOP
-    STOP = True
-
-
 class Capture:
     """An AF_PACKET capture of UDP 4791 on one interface, into a pcap."""
 
@@ -359,17 +347,6 @@ class Capture:
         with open(out + ".stats", "w") as fh:
             json.dump(stats, fh)
         return stats
-
-
-def capture(ifname, out, ready):
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    cap = Capture(ifname)
-    with open(ready, "w") as fh:
-        fh.write("%d\n" % os.getpid())
-    cap.run(lambda: STOP)
-    stats = cap.write(out)
-    print("capture %s: %s" % (ifname, json.dumps(stats)))
 
 
 def serve(ifname, lines):
@@ -931,9 +908,6 @@ def main(argv):
     cmd = argv[1]
     if cmd == "selftest":
         return selftest()
-    if cmd == "capture":
-        capture(argv[2], argv[3], argv[4])
-        return 0
     if cmd == "serve":
         serve(argv[2], sys.stdin)
         return 0
