@@ -547,6 +547,25 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
 }
 
 /**
+ * vrnic_cc_wake_in - run a sender that stopped sending again later
+ * @qp: an RC or UC QP, transport not stopped
+ * @who: the requester (@sq_lock held) or the responder (@rq_lock held)
+ * @ns: how long from now
+ *
+ * For a sender that stops for a reason of its own (the stack refused a
+ * packet): the pacer's timer runs @who's work item in @ns at the latest,
+ * as it does when vrnic_cc_tx_ok() holds it.
+ */
+void vrnic_cc_wake_in(struct vrnic_qp *qp, enum vrnic_cc_sender who, u64 ns)
+{
+	struct vrnic_qp_cc *cc = &qp->xport.cc;
+
+	spin_lock(&cc->cc_lock);
+	vrnic_cc_wait(cc, who, ktime_get_ns() + ns);
+	spin_unlock(&cc->cc_lock);
+}
+
+/**
  * vrnic_cc_sent - account a packet one of the QP's senders sent
  * @qp: an RC or UC QP; @sq_lock or @rq_lock held
  * @roce_bytes: its length from the BTH to the ICRC

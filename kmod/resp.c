@@ -48,19 +48,23 @@ static inline void *vrnic_payload8(struct vrnic_pkt *pkt)
 
 static void vrnic_resp_ack_unhold(struct vrnic_qp *qp);
 
-static void vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
-			    u32 payload)
+/* Send a response; 0 or vrnic_xmit()'s error (the packet is gone). */
+static int vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
+			   u32 payload)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
+	int err;
 
 	/* A held ACK was answered earlier: it must not arrive later. */
 	if (unlikely(xp->held_ack.peer))
 		vrnic_resp_ack_unhold(qp);
-	if (!vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->route, xp->sport,
-			xp->reply_cpu, skb)) {
+	err = vrnic_xmit(vrnic_qp_dev(qp), &qp->av, &xp->route, xp->sport,
+			 xp->reply_cpu, skb);
+	if (!err) {
 		xp->rq_stats.tx_packets++;
 		xp->rq_stats.tx_bytes += payload;
 	}
+	return err;
 }
 
 /*
@@ -402,8 +406,39 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 enum vrnic_read_progress {
 	VRNIC_READ_DONE,	/* every response sent, or the READ abandoned */
 	VRNIC_READ_MORE,	/* budget spent or no memory: run the work */
-	VRNIC_READ_PACED,	/* held by DCQCN or PFC: see vrnic_cc_tx_ok() */
+	VRNIC_READ_PACED,	/* held: vrnic_cc_tx_ok(), vrnic_resp_read_refused() */
 };
+
+/*
+ * A READ's responses, unlike requests, have no send window: one request
+ * asks for up to 2 GiB, and they leave as fast as they are built.  When
+ * the stack refuses one (NET_XMIT_DROP from a full queue below us: a
+ * qdisc, a veth peer's backlog, vrnic's local FIFO), sending on would
+ * only be dropped too, and the requester would learn of the loss from a
+ * gap or its timeout and ask again for the rest, into the same queue
+ * (an 8 MiB ib_read_bw over a veth pair lost 38% of its responses so,
+ * with a timeout every 100-200 ms).  So the responder keeps the PSN,
+ * waits, and builds the response again, the way TCP keeps a segment that
+ * its own host dropped.  The wait doubles from VRNIC_READ_HOLD_MIN_NS
+ * while refusals continue, up to VRNIC_READ_HOLD_MAX_NS, well below the
+ * ACK timeouts consumers set (4.096 us * 2^timeout, IBA 9.7.6.1.3;
+ * perftest's 14 is 67 ms): a requester whose timeout is shorter than
+ * the wait resends, as it would after a loss.
+ */
+#define VRNIC_READ_HOLD_MIN_NS	(16 * NSEC_PER_USEC)
+#define VRNIC_READ_HOLD_MAX_NS	(2 * NSEC_PER_MSEC)
+
+/* The stack refused a response of the READ being streamed; @rq_lock held. */
+static void vrnic_resp_read_refused(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u64 ns = VRNIC_READ_HOLD_MIN_NS << min_t(u8, xp->read_refusals, 16);
+
+	if (xp->read_refusals < U8_MAX)
+		xp->read_refusals++;
+	vrnic_cc_wake_in(qp, VRNIC_CC_RESPONDER,
+			 min_t(u64, ns, VRNIC_READ_HOLD_MAX_NS));
+}
 
 /*
  * Send up to @budget responses of the READ in @res.  READ responses are
@@ -472,7 +507,12 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			}
 		}
 		roce_bytes = skb->len;
-		vrnic_resp_xmit(qp, skb, n);
+		err = vrnic_resp_xmit(qp, skb, n);
+		if (err == -ENOBUFS) {
+			vrnic_resp_read_refused(qp);
+			return VRNIC_READ_PACED;	/* this PSN again */
+		}
+		xp->read_refusals = 0;
 		vrnic_cc_sent(qp, roce_bytes);
 		res->va += n;
 		res->resid -= n;

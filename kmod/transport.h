@@ -234,6 +234,7 @@ struct vrnic_qp_xport {
 	u32 nres;
 	u32 res_head;			/* next resource to reuse */
 	struct vrnic_rdres *res_cur;	/* READ being streamed, or NULL */
+	u8 read_refusals;		/*  its responses refused in a row */
 	struct sk_buff_head backlog;	/* packets waiting behind @res_cur */
 	struct sk_buff_head ooo;	/* requests ahead of @epsn, by PSN */
 	struct work_struct resp_work;
