@@ -306,8 +306,9 @@ static bool vrnic_req_next_ready(struct vrnic_qp *qp, u32 idx)
 
 /*
  * Build and send the next packet of @wqe.  Return the number of payload
- * bytes it carried, or a negative errno for a local error that fails
- * the WQE (the caller completes it).
+ * bytes it carried; -ENOMEM or -ENOBUFS (the stack refused it) when it
+ * is to be built again later, nothing of it sent; or another negative
+ * errno for a local error that fails the WQE (the caller completes it).
  */
 static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 			    int budget_left)
@@ -472,10 +473,21 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 							 vrnic_sq_posted(qp) > 1);
 		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport,
 				 xp->rx_cpu, skb);
-		vrnic_cc_sent(qp, roce_bytes);
+		if (err != -ENOBUFS)
+			vrnic_cc_sent(qp, roce_bytes);
 	}
 
-	/* A packet the stack dropped counts as lost: RC retransmits it. */
+	/*
+	 * Refused by the stack: not sent, so not lost either.  This packet
+	 * again, after a pause (vrnic_cc_refused()).  Other errors (no
+	 * route) count as lost: RC retransmits it.
+	 */
+	if (err == -ENOBUFS) {
+		if (payload && op != VRNIC_ATOMIC_WRITE)
+			vrnic_dma_seek(&wqe->dma, xp->send_off);
+		return err;
+	}
+	xp->refusals = 0;
 	if (!err) {
 		xp->sq_stats.tx_packets++;
 		xp->sq_stats.tx_bytes += payload;
@@ -607,6 +619,19 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 		budget--;
 		if (ret == -ENOMEM) {
 			more = true;	/* try again from the work item */
+			break;
+		}
+		if (ret == -ENOBUFS) {
+			/*
+			 * A full queue here is congestion as much as one on
+			 * the path (and ACKs coming back share it): cut the
+			 * window as for a loss, once per window, as TCP
+			 * does for a segment its host dropped (CWR).  The
+			 * pacer's timer runs us again.
+			 */
+			if (rc)
+				vrnic_req_window_cut(qp);
+			vrnic_cc_refused(qp, VRNIC_CC_REQUESTER, &xp->refusals);
 			break;
 		}
 		if (ret < 0) {
@@ -1107,7 +1132,7 @@ static void vrnic_req_resend_one(struct vrnic_qp *qp)
 	ret = vrnic_req_packet(qp, wqe, 1);
 	if (ret < 0) {
 		xp->sel_active = false;
-		if (ret != -ENOMEM)
+		if (ret != -ENOMEM && ret != -ENOBUFS)
 			vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
 		return;
 	}

@@ -406,39 +406,8 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 enum vrnic_read_progress {
 	VRNIC_READ_DONE,	/* every response sent, or the READ abandoned */
 	VRNIC_READ_MORE,	/* budget spent or no memory: run the work */
-	VRNIC_READ_PACED,	/* held: vrnic_cc_tx_ok(), vrnic_resp_read_refused() */
+	VRNIC_READ_PACED,	/* held: vrnic_cc_tx_ok(), vrnic_cc_refused() */
 };
-
-/*
- * A READ's responses, unlike requests, have no send window: one request
- * asks for up to 2 GiB, and they leave as fast as they are built.  When
- * the stack refuses one (NET_XMIT_DROP from a full queue below us: a
- * qdisc, a veth peer's backlog, vrnic's local FIFO), sending on would
- * only be dropped too, and the requester would learn of the loss from a
- * gap or its timeout and ask again for the rest, into the same queue
- * (an 8 MiB ib_read_bw over a veth pair lost 38% of its responses so,
- * with a timeout every 100-200 ms).  So the responder keeps the PSN,
- * waits, and builds the response again, the way TCP keeps a segment that
- * its own host dropped.  The wait doubles from VRNIC_READ_HOLD_MIN_NS
- * while refusals continue, up to VRNIC_READ_HOLD_MAX_NS, well below the
- * ACK timeouts consumers set (4.096 us * 2^timeout, IBA 9.7.6.1.3;
- * perftest's 14 is 67 ms): a requester whose timeout is shorter than
- * the wait resends, as it would after a loss.
- */
-#define VRNIC_READ_HOLD_MIN_NS	(16 * NSEC_PER_USEC)
-#define VRNIC_READ_HOLD_MAX_NS	(2 * NSEC_PER_MSEC)
-
-/* The stack refused a response of the READ being streamed; @rq_lock held. */
-static void vrnic_resp_read_refused(struct vrnic_qp *qp)
-{
-	struct vrnic_qp_xport *xp = &qp->xport;
-	u64 ns = VRNIC_READ_HOLD_MIN_NS << min_t(u8, xp->read_refusals, 16);
-
-	if (xp->read_refusals < U8_MAX)
-		xp->read_refusals++;
-	vrnic_cc_wake_in(qp, VRNIC_CC_RESPONDER,
-			 min_t(u64, ns, VRNIC_READ_HOLD_MAX_NS));
-}
 
 /*
  * Send up to @budget responses of the READ in @res.  READ responses are
@@ -507,9 +476,15 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			}
 		}
 		roce_bytes = skb->len;
+		/*
+		 * A READ's responses have no send window: one request asks
+		 * for up to 2 GiB, and they leave as fast as they are
+		 * built, so they are the likeliest to be refused.
+		 */
 		err = vrnic_resp_xmit(qp, skb, n);
 		if (err == -ENOBUFS) {
-			vrnic_resp_read_refused(qp);
+			vrnic_cc_refused(qp, VRNIC_CC_RESPONDER,
+					 &xp->read_refusals);
 			return VRNIC_READ_PACED;	/* this PSN again */
 		}
 		xp->read_refusals = 0;

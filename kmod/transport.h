@@ -207,6 +207,7 @@ struct vrnic_qp_xport {
 	bool rnr_wait;			/* RNR timer running */
 	bool sq_err;			/* a WQE failed: only flush from now */
 	bool sqd_pending;		/* SQD: report SQ_DRAINED when idle */
+	u8 refusals;			/* packets the stack refused in a row */
 	bool retrans_armed;		/* retransmit timeout running, */
 	unsigned long retrans_due;	/*  due then: vrnic_req_arm_timer() */
 	struct timer_list retrans_timer;

@@ -15,9 +15,9 @@
 # go-back-N drop), and lost READ responses must have made the requester
 # go back by itself (implied_nak_seq_err), and ACKs later than the ACK
 # timeout (netem delay 40ms, no loss) must cost about one resent packet
-# per timeout, not a go-back-N; without netem, READ responses that
-# outrun the receiver's backlog must be held back, not lost (no timeout,
-# no resend).  ibv_rc_pingpong ends without a closing
+# per timeout, not a go-back-N; without netem, READ responses and
+# requests that outrun the receiver's backlog must be held back, not
+# lost (no READ timeout or resend; no go-back-N for requests).  ibv_rc_pingpong ends without a closing
 # handshake: a run whose client finished and whose server did not is run
 # once more (DP_CLOSE_RACE in dp_lib.sh's dp_pair).
 #
@@ -160,6 +160,24 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	ktap_comment "4 MiB READs: $refused responses refused by the stack, $timeouts timeouts, $resent resent"
 	dp_report read_responses_refused_are_not_lost "$((timeouts + resent))" \
 		"$timeouts timeouts, $resent resent"
+
+	# Requests too: sixteen QPs' 1 MiB WRITEs fill the backlog, and a
+	# request the stack refuses is sent again after a pause, with the
+	# window cut as for a loss, instead of a sequence NAK's go-back-N.
+	# What may still be resent is a timeout's probe (one packet each:
+	# an ACK refused on its way back costs a timeout).  Before, 1,083
+	# refusals cost 1,431 resent packets and 36 timeouts.
+	timeouts0=$(counter_sum timeouts)
+	resent0=$(counter_sum retransmits)
+	refused0=$(counter_sum tx_errors)
+	DP_PORT=19720 perf ib_write_bw_1MiB_q16_unpaced ib_write_bw "-s 1048576 -q 16 -n 10 -u 18" A B
+	timeouts=$(($(counter_sum timeouts) - timeouts0))
+	resent=$(($(counter_sum retransmits) - resent0))
+	refused=$(($(counter_sum tx_errors) - refused0))
+	ktap_comment "16 QPs of 1 MiB WRITEs: $refused packets refused by the stack, $timeouts timeouts, $resent resent"
+	dp_report write_requests_refused_are_not_lost \
+		"$((resent - timeouts > refused / 4))" \
+		"$resent resent, $timeouts of them timeouts' probes, for $refused refused"
 fi
 
 ktap_finish
