@@ -559,10 +559,15 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
  * VRNIC_REFUSED_WAIT_MIN_NS while refusals continue, up to
  * VRNIC_REFUSED_WAIT_MAX_NS, well below the ACK timeouts consumers set
  * (4.096 us * 2^timeout, IBA 9.7.6.1.3; perftest's 14 is 67 ms): a peer
- * whose timeout is shorter resends, as after a loss.
+ * whose timeout is shorter resends, as after a loss.  After
+ * VRNIC_REFUSED_MAX refusals in a row (about 120 ms of waiting) the
+ * packet counts as lost, as before, so that a queue that never drains
+ * ends in the requester's retries and a RETRY_EXC_ERR completion, not
+ * in a QP that waits for ever.
  */
 #define VRNIC_REFUSED_WAIT_MIN_NS	(16 * NSEC_PER_USEC)
 #define VRNIC_REFUSED_WAIT_MAX_NS	(2 * NSEC_PER_MSEC)
+#define VRNIC_REFUSED_MAX		64
 
 /**
  * vrnic_cc_refused - a sender's packet was refused by the stack
@@ -571,21 +576,28 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
  * @refusals: @who's count of refusals in a row, which the caller resets
  *	when a packet goes
  *
- * Has the pacer's timer run @who's work item after the pause (see
- * above), as it does when vrnic_cc_tx_ok() holds it.
+ * Return: true if @who is to stop and build the packet again: the
+ * pacer's timer runs its work item after the pause (see above), as it
+ * does when vrnic_cc_tx_ok() holds it.  False after VRNIC_REFUSED_MAX
+ * in a row: the packet counts as lost.
  */
-void vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
+bool vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
 		      u8 *refusals)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
-	u64 wait = VRNIC_REFUSED_WAIT_MIN_NS << min_t(u8, *refusals, 16);
+	u64 wait;
 
-	if (*refusals < U8_MAX)
-		(*refusals)++;
-	wait = min_t(u64, wait, VRNIC_REFUSED_WAIT_MAX_NS);
+	if (*refusals >= VRNIC_REFUSED_MAX) {
+		*refusals = 0;
+		return false;
+	}
+	wait = min_t(u64, VRNIC_REFUSED_WAIT_MIN_NS << min_t(u8, *refusals, 16),
+		     VRNIC_REFUSED_WAIT_MAX_NS);
+	(*refusals)++;
 	spin_lock(&cc->cc_lock);
 	vrnic_cc_wait(cc, who, ktime_get_ns() + wait);
 	spin_unlock(&cc->cc_lock);
+	return true;
 }
 
 /**

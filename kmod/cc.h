@@ -116,7 +116,7 @@ void vrnic_np_mark(struct vrnic_qp *qp, struct sk_buff *skb, u8 dsfield,
 		   u32 mask);
 void vrnic_rp_cnp_rcv(struct vrnic_qp *qp);
 bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who);
-void vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
+bool vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
 		      u8 *refusals);
 bool vrnic_cc_pfc_holding(struct vrnic_qp *qp);
 bool vrnic_cc_loss_is_congestion(struct vrnic_qp *qp);

@@ -480,14 +480,16 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	/*
 	 * Refused by the stack: not sent, so not lost either.  This packet
 	 * again, after a pause (vrnic_cc_refused()).  Other errors (no
-	 * route) count as lost: RC retransmits it.
+	 * route), and refusals without end, count as lost: RC resends.
 	 */
-	if (err == -ENOBUFS) {
+	if (err == -ENOBUFS &&
+	    vrnic_cc_refused(qp, VRNIC_CC_REQUESTER, &xp->refusals)) {
 		if (payload && op != VRNIC_ATOMIC_WRITE)
 			vrnic_dma_seek(&wqe->dma, xp->send_off);
 		return err;
 	}
-	xp->refusals = 0;
+	if (err != -ENOBUFS)
+		xp->refusals = 0;
 	if (!err) {
 		xp->sq_stats.tx_packets++;
 		xp->sq_stats.tx_bytes += payload;
@@ -627,11 +629,10 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			 * the path (and ACKs coming back share it): cut the
 			 * window as for a loss, once per window, as TCP
 			 * does for a segment its host dropped (CWR).  The
-			 * pacer's timer runs us again.
+			 * pacer's timer runs us again (vrnic_req_packet()).
 			 */
 			if (rc)
 				vrnic_req_window_cut(qp);
-			vrnic_cc_refused(qp, VRNIC_CC_REQUESTER, &xp->refusals);
 			break;
 		}
 		if (ret < 0) {

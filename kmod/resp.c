@@ -482,12 +482,12 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 		 * built, so they are the likeliest to be refused.
 		 */
 		err = vrnic_resp_xmit(qp, skb, n);
-		if (err == -ENOBUFS) {
-			vrnic_cc_refused(qp, VRNIC_CC_RESPONDER,
-					 &xp->read_refusals);
+		if (err == -ENOBUFS &&
+		    vrnic_cc_refused(qp, VRNIC_CC_RESPONDER,
+				     &xp->read_refusals))
 			return VRNIC_READ_PACED;	/* this PSN again */
-		}
-		xp->read_refusals = 0;
+		if (err != -ENOBUFS)
+			xp->read_refusals = 0;
 		vrnic_cc_sent(qp, roce_bytes);
 		res->va += n;
 		res->resid -= n;
