@@ -143,6 +143,8 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	vrnic_req_loss_reset(xp);
 	xp->rnr_wait = false;
 	xp->retrans_armed = false;
+	xp->refusals = 0;
+	xp->read_refusals = 0;
 	xp->sq_err = false;
 	xp->sqd_pending = false;
 
