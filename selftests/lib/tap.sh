@@ -149,6 +149,18 @@ tap_vm_file() {
 	tap_result "$status" "vm/$name" "$reason"
 }
 
+# tap_hang_dump CONSOLE_LOG: what the kernel of a guest that timed out printed
+# at the end (vm.sh hang_dump: the blocked tasks, each CPU's backtrace), as
+# comments.
+tap_hang_dump() {
+	local dump
+
+	dump=$(sed -n '/sysrq: Show Blocked State/,$p' "$1" 2>/dev/null | head -n 400)
+	[[ -n $dump ]] || return 0
+	echo "# --- the hung guest's kernel: blocked tasks and CPU backtraces ---"
+	tap_comment 400 <<<"$dump"
+}
+
 # tap_vm_report RESULTS_DIR HUNG_MESSAGE CONSOLE_LOG [shared]: the whole VM
 # run.  "shared": the guest took files from a queue shared with other
 # guests (vm.sh VRNIC_VM_CLAIMS), so having run none is no failure.
@@ -168,6 +180,7 @@ tap_vm_report() {
 		crash="${hung:-the guest crashed}; console: $console"
 		{ grep -E -B 2 -A 30 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null || true; } |
 			head -n 60 | tap_comment 60
+		tap_hang_dump "$console"
 	fi
 	while IFS= read -r name; do
 		[[ -n $name ]] || continue

@@ -34,6 +34,9 @@ VRNIC_KO=${VRNIC_KO:-$REPO/kmod/vrnic.ko}
 ACCEL=${VRNIC_VM_ACCEL:-tcg}
 MEM=${VRNIC_VM_MEM:-4G}
 SMP=${VRNIC_VM_SMP:-2}
+# Seconds the guest's kernel gets to print each SysRq dump of a guest that
+# timed out (hang_dump).
+HANG_DUMP_PAUSE=10
 
 # shellcheck source=selftests/lib/tap.sh
 . "$REPO/selftests/lib/tap.sh"
@@ -202,18 +205,66 @@ prune_runs() {
 		done
 }
 
+# hmp SOCKET COMMAND...: run each QEMU monitor COMMAND, print what it says.
+hmp() {
+	python3 - "$@" <<'PY'
+import socket
+import sys
+
+mon = socket.socket(socket.AF_UNIX)
+mon.settimeout(10)
+mon.connect(sys.argv[1])
+
+
+def reply():
+    got = b""
+    try:
+        while not got.endswith(b"(qemu) "):
+            part = mon.recv(65536)
+            if not part:
+                break
+            got += part
+    except socket.timeout:
+        pass
+    return got.decode(errors="replace")
+
+
+reply()
+for cmd in sys.argv[2:]:
+    mon.sendall(cmd.encode() + b"\n")
+    print(reply())
+PY
+}
+
+# hang_dump RUN: the guest outlived its time; before it is killed, have its
+# kernel print what every CPU runs and every blocked task waits for, on the
+# console (magic SysRq from the emulated keyboard, which works even when no
+# process in the guest can run: console log level 9, then w: blocked
+# tasks, l: a backtrace of each CPU).  The vCPUs' registers go to
+# RUN/hang-registers.
+hang_dump() {
+	local run=$1 key
+
+	hmp "$run/monitor.sock" "info registers -a" >"$run/hang-registers" 2>&1 || true
+	for key in 9 w l; do
+		hmp "$run/monitor.sock" "sendkey alt-sysrq-$key" >/dev/null 2>&1 || true
+		sleep "$HANG_DUMP_PAUSE"
+	done
+}
+
 # The interesting part of the console after a crash.
 crash_tail() {
 	msg "console log: $run/console.log"
 	grep -E -A 30 'Kernel panic|BUG:|Oops|WARNING:|vm-init:' "$run/console.log" |
 		head -n 60 | sed 's/^/vm: | /' >&2 || true
+	tap_hang_dump "$run/console.log" | sed 's/^# \{0,1\}/vm: | /' >&2
 }
 
 # The whole run is one function: bash parses it completely before running
 # it, so editing this file while a guest runs cannot break that run.
 main() {
 	local mode timeout_s initrd run guest_ko accel append qemu start rc elapsed hung
-	local qpid interrupted="" slub
+	local qpid interrupted="" slub watchdog
 
 	mode=${1:-}
 	[[ -n $mode ]] || usage
@@ -306,7 +357,7 @@ main() {
 	else
 		append+=" nowatchdog"
 	fi
-	append+=" rcupdate.rcu_cpu_stall_suppress=1 rdinit=/init"
+	append+=" rcupdate.rcu_cpu_stall_suppress=1 sysrq_always_enabled rdinit=/init"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 	# systemd as PID 1 (the tests with "# VRNIC_VM_INIT=systemd"): see init.
 	case ${VRNIC_VM_INIT:-} in
@@ -348,7 +399,8 @@ main() {
 	esac
 	# shellcheck disable=SC2054 # commas belong to QEMU options
 	qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM"
-		-nographic -no-reboot -net none -monitor none
+		-nographic -no-reboot -net none
+		-monitor "unix:$run/monitor.sock,server=on,wait=off"
 		-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0
 		-netdev user,id=nic1,restrict=on -device virtio-net-pci,netdev=nic1 "${link[@]}"
 		-kernel "$KERNEL" -initrd "$initrd" -append "$append"
@@ -371,8 +423,23 @@ main() {
 	rc=0
 	# timeout(1) runs QEMU in a process group of its own, out of reach of
 	# the terminal's ^C: pass INT/TERM on ourselves.
-	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null &
+	# The watchdog has the guest's kernel dump its state (hang_dump) when
+	# its time is up, then stops QEMU; timeout(1), given the dump's time
+	# on top, is the backstop.  The watchdog polls rather than sleeps the
+	# whole time, so that it ends with QEMU, holding none of our output.
+	timeout -k 10 "$((timeout_s + 4 * HANG_DUMP_PAUSE + 30))" "${qemu[@]}" </dev/null &
 	qpid=$!
+	(
+		deadline=$((SECONDS + timeout_s))
+		while ((SECONDS < deadline)); do
+			sleep 1
+			kill -0 "$qpid" 2>/dev/null || exit 0
+		done
+		echo "$timeout_s" >"$run/timed-out"
+		hang_dump "$run"
+		kill -TERM "$qpid" 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
+	watchdog=$!
 	trap 'interrupted=1; kill -TERM "$qpid" 2>/dev/null' INT TERM HUP
 	while :; do
 		wait "$qpid"
@@ -380,6 +447,7 @@ main() {
 		kill -0 "$qpid" 2>/dev/null || break
 	done
 	trap - INT TERM HUP
+	wait "$watchdog"
 	elapsed=$(($(date +%s) - start))
 	echo "$elapsed" >"$run/elapsed"
 	prune_runs
@@ -387,8 +455,9 @@ main() {
 	hung=
 	if [[ -n $interrupted ]]; then
 		hung="interrupted"
-	elif [[ $rc -eq 124 || $rc -eq 137 ]]; then
+	elif [[ -f $run/timed-out || $rc -eq 124 || $rc -eq 137 ]]; then
 		hung="guest timed out after ${timeout_s}s"
+		rc=124
 	elif [[ $rc -ne 0 ]]; then
 		hung="qemu exited with status $rc"
 	fi
