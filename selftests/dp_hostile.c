@@ -36,7 +36,8 @@
  *
  * Environment: needs its own device pair (lib/own_pair.sh, which
  * dp_own_setup() runs when no DP_DEV is given: DP_NS and DP_VETH);
- * VRNIC_REPO locates the widen module (default: the current directory);
+ * VRNIC_REPO locates the widen module and lib/wq_trace.sh (default: the
+ * current directory);
  * DP_HOSTILE_ONLY=TEXT runs only the cases whose name contains TEXT (to
  * run, against an old driver, a case that follows one that crashes it).
  */
@@ -212,6 +213,13 @@ static int hs_widen_unload(bool *loaded)
 	return vrnic_sh("rmmod vrnic_widen") ? -1 : hits;
 }
 
+/* Run FUNCTION of lib/wq_trace.sh (which says why it is done so). */
+static int hs_wq_trace(const char *function)
+{
+	return vrnic_sh("bash -c '. %s/selftests/lib/wq_trace.sh && %s'",
+			getenv("VRNIC_REPO") ?: ".", function);
+}
+
 /* ---- fixture: the device, its peer address, a CQ and an RC QP ---- */
 
 FIXTURE(hs) {
@@ -259,7 +267,7 @@ FIXTURE_TEARDOWN(hs)
 	if (self->post_spread_was >= 0)
 		vrnic_sh("echo %d > %s", self->post_spread_was, HS_POST_SPREAD);
 	if (self->tracing)
-		vrnic_sh("echo 0 > " HS_WQ_EVENT "/enable");
+		hs_wq_trace("wq_trace_stop");
 	if (self->qp)
 		ibv_destroy_qp(self->qp);
 	if (self->cq)
@@ -378,10 +386,7 @@ static int hs_trace_work_start(FIXTURE_DATA(hs) *self)
 	if (access(HS_WQ_EVENT "/enable", W_OK))
 		return -errno;
 	self->tracing = true;
-	return vrnic_sh("echo 0 > " HS_TRACING "/tracing_on && "
-			"echo > " HS_TRACING "/trace && "
-			"echo 1 > " HS_WQ_EVENT "/enable && "
-			"echo 1 > " HS_TRACING "/tracing_on");
+	return hs_wq_trace("wq_trace_start");
 }
 
 /* Stop recording; how often vrnic's requester work item started. */
@@ -391,7 +396,7 @@ static long hs_trace_work_runs(FIXTURE_DATA(hs) *self)
 	long runs = 0;
 	FILE *f;
 
-	vrnic_sh("echo 0 > " HS_WQ_EVENT "/enable");
+	hs_wq_trace("wq_trace_stop");
 	self->tracing = false;
 	f = fopen(HS_TRACING "/trace", "r");
 	if (!f)

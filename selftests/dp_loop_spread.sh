@@ -25,6 +25,8 @@
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
+# shellcheck source=selftests/lib/wq_trace.sh
+. "$(dirname "$0")/lib/wq_trace.sh"
 
 ktap_header
 ktap_require_vm
@@ -35,8 +37,6 @@ IP6_A=fd00:125::1 IP6_B=fd00:125::2 VETH_MTU=1500
 DEV=spread0
 PARAM=/sys/module/vrnic/parameters/loop_spread
 POST=/sys/module/vrnic/parameters/post_spread
-TRACING=/sys/kernel/tracing
-WQ_EVENT=$TRACING/events/workqueue/workqueue_execute_start
 PORT=18660
 CPU1=/sys/devices/system/cpu/cpu1/online
 ITERS=200
@@ -46,14 +46,14 @@ trap ktap_cleanup EXIT
 [[ $(nproc --all) -ge 2 ]] || ktap_skip_all "needs two CPUs"
 [[ -w $PARAM ]] || ktap_skip_all "no $PARAM"
 [[ -w $POST ]] || ktap_skip_all "no $POST"
-[[ -w $WQ_EVENT/enable ]] || ktap_skip_all "no tracepoint $WQ_EVENT"
+[[ -w $WQ_EVENT/enable ]] || ktap_skip_all "no trace event $WQ_EVENT"
 old=$(cat "$PARAM") old_post=$(cat "$POST")
-read -r tracing_was <"$TRACING/tracing_on"
+read -r tracing_was <"$WQ_TRACING/tracing_on"
 restore_param() {
 	echo "$old" >"$PARAM"
 	echo "$old_post" >"$POST"
-	echo 0 >"$WQ_EVENT/enable"
-	echo "$tracing_was" >"$TRACING/tracing_on"
+	wq_trace_idle
+	echo "$tracing_was" >"$WQ_TRACING/tracing_on"
 }
 defer restore_param
 veth_setup || ktap_bail "veth pair"
@@ -63,18 +63,14 @@ gid=$(roce_gid_index "$DEV" "$IP_A") || ktap_bail "no GID for $IP_A"
 
 # req_trace_start: record the work items executed from now on.
 req_trace_start() {
-	echo 0 >"$TRACING/tracing_on"
-	echo >"$TRACING/trace"
-	echo 1 >"$WQ_EVENT/enable"
-	echo 1 >"$TRACING/tracing_on"
+	wq_trace_start || ktap_bail "cannot record $WQ_EVENT_NAME"
 }
 
 # req_runs1: the requester work item's runs on CPU 1 since
 # req_trace_start (the event prints the function's name).
 req_runs1() {
-	echo 0 >"$TRACING/tracing_on"
-	echo 0 >"$WQ_EVENT/enable"
-	grep -c 'function vrnic_req_work' "$TRACING/per_cpu/cpu1/trace"
+	wq_trace_stop
+	grep -c 'function vrnic_req_work' "$WQ_TRACING/per_cpu/cpu1/trace"
 }
 
 # tasklets1: tasklet softirqs run on CPU 1 so far.

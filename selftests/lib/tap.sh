@@ -102,13 +102,17 @@ tap_relay() {
 	done
 }
 
-# Report one VM test file from its result directory $1 (see guest.sh).
+# tap_vm_file NAME DIR CRASH CONSOLE_LOG: report one VM test file from its
+# result directory DIR (see guest.sh); CRASH says how the guest ended if it
+# did not finish, and then the file it was running gets the kernel's dump
+# of the hang from CONSOLE_LOG.
 tap_vm_file() {
-	local name=$1 dir=$2 crash=$3 rc notes reason status
+	local name=$1 dir=$2 crash=$3 console=$4 rc notes reason status
 
 	if [[ ! -f $dir/rc ]]; then
 		if [[ -f $dir/started ]]; then
 			[[ -f $dir/out ]] && tap_relay "vm/$name: " <"$dir/out"
+			tap_hang_dump "$console"
 			tap_result fail "vm/$name" "${crash:-guest crashed or hung during this test}"
 		else
 			tap_result fail "vm/$name" "not run: the guest died earlier"
@@ -180,11 +184,10 @@ tap_vm_report() {
 		crash="${hung:-the guest crashed}; console: $console"
 		{ grep -E -B 2 -A 30 'Kernel panic|BUG:|Oops|general protection' "$console" 2>/dev/null || true; } |
 			head -n 60 | tap_comment 60
-		tap_hang_dump "$console"
 	fi
 	while IFS= read -r name; do
 		[[ -n $name ]] || continue
-		tap_vm_file "$name" "$res/tests/$name" "$crash"
+		tap_vm_file "$name" "$res/tests/$name" "$crash" "$console"
 	done <"$res/plan"
 	if [[ -s $res/plan ]]; then
 		tap_end || rc=1

@@ -40,6 +40,8 @@ HANG_DUMP_PAUSE=10
 
 # shellcheck source=selftests/lib/tap.sh
 . "$REPO/selftests/lib/tap.sh"
+# shellcheck source=selftests/lib/wq_trace.sh
+. "$REPO/selftests/lib/wq_trace.sh"
 
 # Modules the initramfs loads to reach the host root; their dependencies
 # (netfs, fscache, virtio_ring, ...) come from modules.dep.
@@ -358,6 +360,10 @@ main() {
 		append+=" nowatchdog"
 	fi
 	append+=" rcupdate.rcu_cpu_stall_suppress=1 sysrq_always_enabled rdinit=/init"
+	# The tests' work item trace event, enabled at boot so that no test
+	# rewrites kernel text to enable it (lib/wq_trace.sh says why);
+	# guest.sh filters out all of it.  A benchmark goes without.
+	[[ $mode == bench ]] || append+=" trace_event=$WQ_EVENT_NAME"
 	append+=" vrnic_guest=$VM_DIR/guest.sh ${VRNIC_VM_APPEND:-}"
 	# systemd as PID 1 (the tests with "# VRNIC_VM_INIT=systemd"): see init.
 	case ${VRNIC_VM_INIT:-} in
