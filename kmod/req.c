@@ -473,7 +473,8 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 							 vrnic_sq_posted(qp) > 1);
 		err = vrnic_xmit(vdev, &qp->av, &xp->route, xp->sport,
 				 xp->rx_cpu, skb);
-		if (err != -ENOBUFS)
+		/* DCQCN counts and paces what left, nothing refused or unroutable. */
+		if (!err)
 			vrnic_cc_sent(qp, roce_bytes);
 	}
 

@@ -488,7 +488,9 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			return VRNIC_READ_PACED;	/* this PSN again */
 		if (err != -ENOBUFS)
 			xp->read_refusals = 0;
-		vrnic_cc_sent(qp, roce_bytes);
+		/* As the requester: DCQCN counts only what left. */
+		if (!err)
+			vrnic_cc_sent(qp, roce_bytes);
 		res->va += n;
 		res->resid -= n;
 		res->cur_psn = vrnic_psn_add(res->cur_psn, 1);
