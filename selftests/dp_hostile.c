@@ -741,8 +741,13 @@ TEST_F(hs, requester_work_item_requeues_while_the_ring_refills)
 	EXPECT_LT(0, hs_widen_unload(&self->widen_loaded));
 	TH_LOG("the requester's work item started %ld times; %lu WQEs done",
 	       runs, s.sq.done);
-	/* 16 budgets of 32 binds take about 0.5 s a run. */
-	EXPECT_LE(3, runs);
+	/*
+	 * The doorbell started it once; the writer rings none, so every
+	 * further start is the work item queueing itself again.  16
+	 * budgets of 32 binds take about 0.5 s a run: an idle guest saw 8
+	 * starts, one whose host CPUs were busy elsewhere 2.
+	 */
+	EXPECT_LE(2, runs);
 	hs_bind_ring_done(self, mw);
 }
 
