@@ -74,6 +74,7 @@ static const struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS] = {
 	[VRNIC_CNT_RX_PAUSE_IGNORED].name	= "rx_pause_ignored",
 	/* by the name of the ConnectX (mlx5) hw-stat */
 	[VRNIC_CNT_IMPLIED_NAK_SEQ_ERR].name	= "implied_nak_seq_err",
+	[VRNIC_CNT_DROP_NO_MEMORY].name		= "drop_no_memory",
 };
 
 #define VRNIC_QP_CNT(n, p)	{ .name = (n), .port = (p) }

@@ -290,6 +290,8 @@ int vrnic_mcast_deliver(struct vrnic_dev *vdev, const union ib_gid *mgid,
 		if (copy) {
 			vrnic_resp_rcv(qp, copy);
 			n++;
+		} else {
+			vrnic_counter_inc(vdev, VRNIC_CNT_DROP_NO_MEMORY);
 		}
 		vrnic_qp_put(qp);
 	}

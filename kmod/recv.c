@@ -344,6 +344,21 @@ drop:
 	return 0;
 }
 
+/*
+ * Have the first @len bytes of @skb in its linear area.  On failure
+ * @reason says why: the packet is shorter than that, or the memory to
+ * pull them into could not be had.
+ */
+static bool vrnic_rcv_pull(struct sk_buff *skb, unsigned int len,
+			   enum vrnic_counter *reason)
+{
+	if (likely(pskb_may_pull(skb, len)))
+		return true;
+	*reason = skb->len < len ? VRNIC_CNT_DROP_MALFORMED :
+				   VRNIC_CNT_DROP_NO_MEMORY;
+	return false;
+}
+
 /**
  * vrnic_rcv_dev - handle one packet for a known device
  * @vdev: the receiving device; the caller's reference is dropped here
@@ -376,8 +391,8 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	if (skb_transport_offset(skb) < 0)
 		goto drop;
 	udp_off = skb_transport_offset(skb);
-	if (!pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
-				VRNIC_BTH_BYTES))
+	if (!vrnic_rcv_pull(skb, udp_off + sizeof(struct udphdr) +
+			    VRNIC_BTH_BYTES, &reason))
 		goto drop;
 	ulen = ntohs(udp_hdr(skb)->len);
 	if (ulen < sizeof(struct udphdr) + VRNIC_BTH_BYTES + VRNIC_ICRC_BYTES ||
@@ -389,8 +404,10 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	opcode = bth_opcode(bth);
 	if (opcode == VRNIC_OPCODE_CNP) {
 		/* A few dozen bytes: simplest read in one piece. */
-		if (skb_linearize(skb))
+		if (skb_linearize(skb)) {
+			reason = VRNIC_CNT_DROP_NO_MEMORY;
 			goto drop;
+		}
 		return vrnic_rcv_cnp(vdev, skb, (void *)(udp_hdr(skb) + 1),
 				     len, local);
 	}
@@ -406,8 +423,8 @@ int vrnic_rcv_dev(struct vrnic_dev *vdev, struct sk_buff *skb, int from_cpu)
 	 * Every header, and the 8 bytes an ATOMIC WRITE stores at once,
 	 * in the linear area.  The pull may move it: find the BTH again.
 	 */
-	if (!pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
-				min_t(u32, len, hlen + sizeof(u64))))
+	if (!vrnic_rcv_pull(skb, udp_off + sizeof(struct udphdr) +
+			    min_t(u32, len, hlen + sizeof(u64)), &reason))
 		goto drop;
 	bth = (struct vrnic_bth *)(udp_hdr(skb) + 1);
 
