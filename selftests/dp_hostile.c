@@ -72,8 +72,6 @@
 #define HS_AETH_ACK	0x1f		/* ACK, credit field "invalid" */
 #define HS_CGROOT	"/sys/fs/cgroup"
 #define HS_POST_SPREAD	"/sys/module/vrnic/parameters/post_spread"
-#define HS_TRACING	"/sys/kernel/tracing"
-#define HS_WQ_EVENT	HS_TRACING "/events/workqueue/workqueue_execute_start"
 
 /* ---- helpers ---- */
 
@@ -213,11 +211,31 @@ static int hs_widen_unload(bool *loaded)
 	return vrnic_sh("rmmod vrnic_widen") ? -1 : hits;
 }
 
+#define HS_WQ_TRACE "bash -c '. %s/selftests/lib/wq_trace.sh && %s'"
+
 /* Run FUNCTION of lib/wq_trace.sh (which says why it is done so). */
 static int hs_wq_trace(const char *function)
 {
-	return vrnic_sh("bash -c '. %s/selftests/lib/wq_trace.sh && %s'",
-			getenv("VRNIC_REPO") ?: ".", function);
+	return vrnic_sh(HS_WQ_TRACE, getenv("VRNIC_REPO") ?: ".", function);
+}
+
+/* The number wq_trace_runs prints for vrnic's requester work item. */
+static long hs_wq_trace_req_runs(void)
+{
+	char cmd[512];
+	long runs;
+	FILE *f;
+	int n;
+
+	snprintf(cmd, sizeof(cmd), HS_WQ_TRACE, getenv("VRNIC_REPO") ?: ".",
+		 "wq_trace_runs vrnic_req_work");
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%ld", &runs);
+	if (pclose(f) != 0 || n != 1)
+		return -EIO;
+	return runs;
 }
 
 /* ---- fixture: the device, its peer address, a CQ and an RC QP ---- */
@@ -383,8 +401,6 @@ static int hs_inline_doorbells(FIXTURE_DATA(hs) *self)
 /* Record the work items every CPU executes from now on. */
 static int hs_trace_work_start(FIXTURE_DATA(hs) *self)
 {
-	if (access(HS_WQ_EVENT "/enable", W_OK))
-		return -errno;
 	self->tracing = true;
 	return hs_wq_trace("wq_trace_start");
 }
@@ -392,19 +408,9 @@ static int hs_trace_work_start(FIXTURE_DATA(hs) *self)
 /* Stop recording; how often vrnic's requester work item started. */
 static long hs_trace_work_runs(FIXTURE_DATA(hs) *self)
 {
-	char line[512];
-	long runs = 0;
-	FILE *f;
-
 	hs_wq_trace("wq_trace_stop");
 	self->tracing = false;
-	f = fopen(HS_TRACING "/trace", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		runs += strstr(line, "function vrnic_req_work") != NULL;
-	fclose(f);
-	return runs;
+	return hs_wq_trace_req_runs();
 }
 
 static int hs_post_send(FIXTURE_DATA(hs) *self, uint64_t wr_id, uint32_t len)
@@ -722,8 +728,8 @@ TEST_F(hs, requester_work_item_requeues_while_the_ring_refills)
 		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
-	if (access(HS_WQ_EVENT "/enable", W_OK))
-		SKIP(return, "no tracepoint %s", HS_WQ_EVENT);
+	if (hs_wq_trace("wq_trace_usable"))
+		SKIP(return, "no workqueue_execute_start trace event");
 	mw = hs_bind_ring(self, &s);
 	ASSERT_NE(NULL, mw);
 	ASSERT_EQ(0, hs_post_spread(self, true));

@@ -70,7 +70,7 @@ req_trace_start() {
 # req_trace_start (the event prints the function's name).
 req_runs1() {
 	wq_trace_stop
-	grep -c 'function vrnic_req_work' "$WQ_TRACING/per_cpu/cpu1/trace"
+	wq_trace_runs vrnic_req_work 1
 }
 
 # tasklets1: tasklet softirqs run on CPU 1 so far.

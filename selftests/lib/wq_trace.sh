@@ -29,6 +29,11 @@ WQ_EVENT=$WQ_TRACING/events/${WQ_EVENT_NAME/://}
 # No task has a negative PID: this filter drops every record.
 WQ_FILTER_NONE='common_pid < 0'
 
+# wq_trace_usable: true if this kernel has the event and we may switch it.
+wq_trace_usable() {
+	[[ -w $WQ_EVENT/enable ]]
+}
+
 # wq_trace_idle: record nothing, leaving tracing_on as it is.
 wq_trace_idle() {
 	[[ -w $WQ_EVENT/filter ]] || return 0
@@ -38,7 +43,7 @@ wq_trace_idle() {
 # wq_trace_start: empty the trace buffer, then record every work item run
 # from now on (tracing_on is 1 until wq_trace_stop).
 wq_trace_start() {
-	[[ -w $WQ_EVENT/enable ]] || return 1
+	wq_trace_usable || return 1
 	echo 0 >"$WQ_TRACING/tracing_on" &&
 		echo >"$WQ_TRACING/trace" &&
 		echo 0 >"$WQ_EVENT/filter" || return 1
@@ -53,4 +58,14 @@ wq_trace_start() {
 wq_trace_stop() {
 	echo 0 >"$WQ_TRACING/tracing_on"
 	wq_trace_idle
+}
+
+# wq_trace_runs FUNCTION [CPU]: print how many runs of the work function
+# FUNCTION the buffer holds (those on CPU only, if given).
+wq_trace_runs() {
+	local trace=$WQ_TRACING/trace
+
+	[[ -z ${2:-} ]] || trace=$WQ_TRACING/per_cpu/cpu$2/trace
+	grep -c -w "function $1" "$trace"
+	true
 }
