@@ -23,9 +23,9 @@
 # BENCH_ROWS (an extended regex, default all) keeps the rows whose name
 # matches it (write_bw_64KiB_q4, randread_4KiB_qd1, loss_lossy, ...), and
 # BENCH_DRIVERS (default "rxe vrnic") the drivers: to look into one row.
-# BENCH_DIAG=1 saves the link's qdisc and interface statistics and the
-# RDMA port counters of both ends around every perftest and fio run
-# (LOG.diag);
+# BENCH_DIAG=1 saves the link's qdisc and interface statistics, the
+# RDMA port counters and the CPU time (the guest's, its busiest tasks')
+# of both ends around every perftest and fio run (LOG.diag);
 # BENCH_PROFILE=1 samples both guests' CPUs with perf during it and
 # during each fio row (LOG.prof.A, LOG.prof.B: the busiest functions);
 # BENCH_PROFILE=g with call graphs (each function's share with what it
@@ -90,10 +90,12 @@ cpu_per_gib() {
 		'BEGIN { if (n > 0) printf "%.3f\n", b / hz / (n / 1073741824); else print "nan" }'
 }
 
-# diag: what a row did to the link and the port counters, both ends.
+# diag: what a row did to the link and the port counters, both ends, and
+# the CPU time of each guest and of its busiest tasks so far.
 DIAG_CMD='tc -s qdisc show dev LINK; ip -s link show dev LINK
 	grep . /sys/class/infiniband/*/ports/1/hw_counters/* 2>/dev/null | sed "s|.*/||"
-	grep -E "^(Udp|Ip):" /proc/net/snmp'
+	grep -E "^(Udp|Ip):" /proc/net/snmp
+	head -n 1 /proc/stat; ps -eo pid,stat,time,comm --sort=-time | head -n 8'
 diag() {
 	[[ ${BENCH_DIAG:-0} == 1 ]] || return 0
 	echo "== A $1"
