@@ -55,7 +55,9 @@ cache_key() {
 }
 
 kernel_release() {
-	cat "$OBJ/include/config/kernel.release"
+	# Written by the build: before it, ask make.
+	cat "$OBJ/include/config/kernel.release" 2>/dev/null ||
+		make -s -C "$SRC" O="$OBJ" kernelrelease
 }
 
 # Every option the fragment sets must have survived olddefconfig: a
@@ -111,8 +113,7 @@ build_kernel() {
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$FRAGMENT" >"$DK/merge.log"
 	make -s -C "$SRC" O="$OBJ" olddefconfig
 	check_config || die "the config fragment does not apply (see above)"
-	# kernel.release is written by the build: ask make before it.
-	msg "building $(make -s -C "$SRC" O="$OBJ" kernelrelease) with -j$JOBS at nice 19 (log: $DK/build.log)"
+	msg "building $(kernel_release) with -j$JOBS at nice 19 (log: $DK/build.log)"
 	if ! nice -n 19 make -C "$SRC" O="$OBJ" -j"$JOBS" bzImage modules >"$DK/build.log" 2>&1; then
 		tail -n 30 "$DK/build.log" >&2
 		die "kernel build failed (see $DK/build.log)"
