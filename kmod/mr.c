@@ -152,8 +152,9 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	mr->offset = ib_umem_offset(mr->umem);
 	mr->npages = DIV_ROUND_UP(mr->offset + length, PAGE_SIZE);
+	/* Sized by the user: ENOMEM to them, nothing in the log. */
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL_ACCOUNT);
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_free;
@@ -194,7 +195,7 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
-				 GFP_KERNEL);
+				 GFP_KERNEL | __GFP_NOWARN);
 	if (!mr->page_list) {
 		vrnic_mr_free(vdev, mr);
 		return ERR_PTR(-ENOMEM);

@@ -19,7 +19,9 @@
  *
  * The buffer is zeroed vmalloc memory, charged to the memory cgroup of
  * the caller (a process can ask for rings of many megabytes each); it is
- * mapped page by page should the queue be mapped (vrnic_mmap()).
+ * mapped page by page should the queue be mapped (vrnic_mmap()).  A
+ * failure is the caller's ENOMEM and nothing in the kernel log: the
+ * size is the user's to choose, so the log would be theirs to fill.
  * Return: 0 or -ENOMEM.
  */
 int vrnic_queue_init(struct vrnic_queue *q, u32 num_elem, size_t elem_size)
@@ -29,7 +31,8 @@ int vrnic_queue_init(struct vrnic_queue *q, u32 num_elem, size_t elem_size)
 
 	q->size = PAGE_ALIGN(sizeof(*q->buf) +
 			     ((size_t)slots << log2_elem_size));
-	q->buf = __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	q->buf = __vmalloc(q->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			   __GFP_NOWARN);
 	if (!q->buf)
 		return -ENOMEM;
 

@@ -61,8 +61,9 @@ int vrnic_sq_init(struct vrnic_qp *qp, const struct ib_qp_cap *cap,
 
 	size = vrnic_sq_copy_slot(sq->max_sge, sq->max_inline);
 	sq->log2_wqe_size = order_base_2(size);
+	/* Sized by the user, as the ring (vrnic_queue_init()). */
 	sq->wqes = kvzalloc((size_t)(sq->q.index_mask + 1) <<
-			    sq->log2_wqe_size, GFP_KERNEL_ACCOUNT);
+			    sq->log2_wqe_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!sq->wqes) {
 		err = -ENOMEM;
 		goto err_free_queue;
