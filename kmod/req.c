@@ -621,7 +621,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 		ret = vrnic_req_packet(qp, wqe, budget);
 		budget--;
 		if (ret == -ENOMEM) {
-			more = true;	/* try again from the work item */
+			vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_REQ);
 			break;
 		}
 		if (ret == -ENOBUFS) {

@@ -405,7 +405,8 @@ static int vrnic_resp_write(struct vrnic_qp *qp, struct sk_buff *skb)
 /* How far vrnic_resp_read_stream() got. */
 enum vrnic_read_progress {
 	VRNIC_READ_DONE,	/* every response sent, or the READ abandoned */
-	VRNIC_READ_MORE,	/* budget spent or no memory: run the work */
+	VRNIC_READ_MORE,	/* budget spent: run the work */
+	VRNIC_READ_NOMEM,	/* no memory: vrnic_xport_nomem_wait() */
 	VRNIC_READ_PACED,	/* held: vrnic_cc_tx_ok(), vrnic_cc_refused() */
 };
 
@@ -446,7 +447,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
 				       VRNIC_SYN_PLAIN_ACK, lend);
 		if (!skb)
-			return VRNIC_READ_MORE;	/* retry from the work item */
+			return VRNIC_READ_NOMEM;
 		if (n) {
 			mr = vrnic_rkey_get(qp, res->rkey, res->va, n,
 					    IB_ACCESS_REMOTE_READ);
@@ -472,7 +473,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			vrnic_mr_put(mr);
 			if (err) {
 				kfree_skb(skb);
-				return VRNIC_READ_MORE;	/* as above */
+				return VRNIC_READ_NOMEM;
 			}
 		}
 		roce_bytes = skb->len;
@@ -500,7 +501,8 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 
 /*
  * Stream @res now, or hand it to the work item if it is long; a paced
- * READ waits for the pacer's timer, which runs the work item.
+ * READ waits for the pacer's timer, which runs the work item, and one
+ * short of memory for the nomem timer (vrnic_xport_nomem_wait()).
  */
 static void vrnic_resp_read_start(struct vrnic_qp *qp, struct vrnic_rdres *res)
 {
@@ -514,6 +516,8 @@ static void vrnic_resp_read_start(struct vrnic_qp *qp, struct vrnic_rdres *res)
 	xp->resp_busy = true;
 	if (progress == VRNIC_READ_MORE)
 		vrnic_resp_schedule(qp);
+	else if (progress == VRNIC_READ_NOMEM)
+		vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_RESP);
 }
 
 static struct vrnic_rdres *vrnic_resp_res_alloc(struct vrnic_qp *qp)
@@ -1317,9 +1321,13 @@ void vrnic_resp_work(struct work_struct *work)
 
 			progress = vrnic_resp_read_stream(qp, xp->res_cur,
 							  VRNIC_RESP_BUDGET);
-			/* The pacer's timer runs us again. */
+			/* The pacer's timer runs us again, or the nomem one. */
 			if (progress == VRNIC_READ_PACED)
 				break;
+			if (progress == VRNIC_READ_NOMEM) {
+				vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_RESP);
+				break;
+			}
 			budget -= VRNIC_RESP_BUDGET;
 			if (progress == VRNIC_READ_DONE)
 				xp->res_cur = NULL;

@@ -99,6 +99,9 @@ struct vrnic_rdres {
 
 /* Bit in vrnic_qp_xport.kick: a requester run was asked for. */
 #define VRNIC_XP_KICK	0
+/* vrnic_qp_xport.nomem: which engine waits for vrnic_xport_nomem_timer(). */
+#define VRNIC_XP_NOMEM_REQ	0
+#define VRNIC_XP_NOMEM_RESP	1
 
 /*
  * A QP's route: the cached dst, and whether the device its last packet
@@ -178,6 +181,14 @@ struct vrnic_qp_xport {
 	/* ---- send side (requester and completer): @sq_lock ---- */
 	spinlock_t sq_lock ____cacheline_aligned_in_smp;
 	unsigned long kick;		/* VRNIC_XP_KICK: requester run requested */
+	/*
+	 * Either engine, not only the send side: the engines that could
+	 * not allocate a packet, VRNIC_XP_NOMEM_* bits (atomic, set under
+	 * the engine's own lock), and the timer that runs them again
+	 * (vrnic_xport_nomem_wait()).
+	 */
+	unsigned long nomem;
+	struct timer_list nomem_timer;
 	int tx_cpu;			/* CPU that sent the packets in flight */
 	int rx_cpu;			/* where a local peer receives them */
 	u32 send_idx;			/* SQ slot the requester sends from */
@@ -377,6 +388,7 @@ bool vrnic_route_local_idle(struct vrnic_dev *vdev, const struct vrnic_av *av,
 /* xport.c */
 extern struct workqueue_struct *vrnic_wq;
 u32 vrnic_qp_mtu(struct vrnic_qp *qp);
+void vrnic_xport_nomem_wait(struct vrnic_qp *qp, int engine);
 
 /* req.c */
 bool vrnic_wr_is_wire(u32 opcode);

@@ -30,6 +30,47 @@ u32 vrnic_qp_mtu(struct vrnic_qp *qp)
 	return ib_mtu_enum_to_int(vrnic_ndev_active_mtu(ndev));
 }
 
+/*
+ * A jiffy: GFP_ATOMIC allocations fail while reclaim has not caught up,
+ * which a retry at once would not let happen.
+ */
+#define VRNIC_NOMEM_RETRY	1
+
+static void vrnic_xport_nomem_timer(struct timer_list *t)
+{
+	struct vrnic_qp *qp = from_timer(qp, t, xport.nomem_timer);
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (test_and_clear_bit(VRNIC_XP_NOMEM_REQ, &xp->nomem))
+		vrnic_req_schedule(qp);
+	if (test_and_clear_bit(VRNIC_XP_NOMEM_RESP, &xp->nomem))
+		vrnic_resp_schedule(qp);
+}
+
+/**
+ * vrnic_xport_nomem_wait - run an engine again after memory failed it
+ * @qp: the QP
+ * @engine: VRNIC_XP_NOMEM_REQ (@sq_lock held) or VRNIC_XP_NOMEM_RESP
+ *	(@rq_lock held)
+ *
+ * An engine that cannot allocate a packet (GFP_ATOMIC: softirq, or its
+ * BH-safe lock held) stops and tries again from its work item a jiffy
+ * later.  Queuing the work item at once would have it fail, requeue
+ * itself and spin a CPU for as long as memory stays short.  Not once
+ * vrnic_xport_stop() has begun: it sets @stopped under both locks
+ * before it deletes the timer.
+ */
+void vrnic_xport_nomem_wait(struct vrnic_qp *qp, int engine)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (xp->stopped)
+		return;
+	set_bit(engine, &xp->nomem);
+	if (!timer_pending(&xp->nomem_timer))
+		mod_timer(&xp->nomem_timer, jiffies + VRNIC_NOMEM_RETRY);
+}
+
 int vrnic_xport_init(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
@@ -43,6 +84,7 @@ int vrnic_xport_init(struct vrnic_qp *qp)
 	spin_lock_init(&xp->rq_lock);
 	timer_setup(&xp->retrans_timer, vrnic_req_retrans_timer, 0);
 	timer_setup(&xp->rnr_timer, vrnic_req_rnr_timer, 0);
+	timer_setup(&xp->nomem_timer, vrnic_xport_nomem_timer, 0);
 	INIT_WORK(&xp->req_work, vrnic_req_work);
 	INIT_WORK(&xp->resp_work, vrnic_resp_work);
 	skb_queue_head_init(&xp->backlog);
@@ -122,6 +164,8 @@ void vrnic_xport_stop(struct vrnic_qp *qp)
 	/* Timers first: their callbacks may queue the work items. */
 	del_timer_sync(&xp->retrans_timer);
 	del_timer_sync(&xp->rnr_timer);
+	del_timer_sync(&xp->nomem_timer);
+	xp->nomem = 0;
 	vrnic_cc_stop(qp);
 	cancel_work_sync(&xp->req_work);
 	cancel_work_sync(&xp->resp_work);
