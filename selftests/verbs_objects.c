@@ -45,31 +45,6 @@
 
 /* ---- device plumbing ---- */
 
-/*
- * Set one limit of @dev over the vrnic generic netlink family.
- * Return: 0, -errno of the kernel's refusal, or a negative libnl code.
- */
-static int vb_set_limit(const char *dev, int attr, uint32_t val)
-{
-	struct nlattr *nest;
-	struct nl_msg *m;
-	struct vnl nl;
-	int err;
-
-	err = vnl_open(&nl, 0);
-	if (err)
-		return err;
-	m = vnl_msg(&nl, 0, VRNIC_CMD_LIMITS_SET);
-	nla_put_string(m, VRNIC_ATTR_DEV_NAME, dev);
-	nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
-	nla_put_u32(m, attr, val);
-	nla_nest_end(m, nest);
-	err = vnl_xfer(&nl, m, NULL, NULL);
-	nlmsg_free(m);
-	vnl_close(&nl);
-	return err;
-}
-
 FIXTURE(vdev) {
 	char ifname[16];
 	char name[32];
@@ -620,7 +595,7 @@ TEST_F(vdev, limit_max_qp)
 	struct ibv_cq *cq;
 	int n = 0, i, ret;
 
-	ret = vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 4);
+	ret = vnl_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 4);
 	ASSERT_EQ(0, ret) TH_LOG("LIMITS_SET max_qp: %d", ret);
 	cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
 	ASSERT_NE(NULL, cq);
@@ -641,7 +616,7 @@ TEST_F(vdev, limit_max_qp)
 	n++;
 
 	/* Raising the limit applies to the next creation. */
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 64));
+	ASSERT_EQ(0, vnl_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_QP, 64));
 	qp[n] = vb_qp(self->pd, IBV_QPT_RC, cq, NULL);
 	ASSERT_NE(NULL, qp[n]);
 	n++;
@@ -665,9 +640,9 @@ TEST_F(vdev, limit_max_cq_mr_srq)
 	int ncq = 0, nmr = 0, nsrq = 0, i;
 	char buf[64];
 
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_CQ, 3));
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_MR, 3));
-	ASSERT_EQ(0, vb_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_SRQ, 3));
+	ASSERT_EQ(0, vnl_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_CQ, 3));
+	ASSERT_EQ(0, vnl_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_MR, 3));
+	ASSERT_EQ(0, vnl_set_limit(self->name, VRNIC_LIMITS_ATTR_MAX_SRQ, 3));
 
 	errno = 0;
 	while (ncq < 8 &&

@@ -290,6 +290,71 @@ static inline int vnl_xfer(struct vnl *nl, struct nl_msg *m,
 	return -EPROTO;
 }
 
+struct vnl_limit_reply {
+	int attr;
+	uint32_t *val;
+	bool found;
+};
+
+static inline int vnl_limit_reply(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[VRNIC_ATTR_MAX + 1], *lt[VRNIC_LIMITS_ATTR_MAX + 1];
+	struct vnl_limit_reply *r = arg;
+
+	vnl_parse(tb, VRNIC_ATTR_MAX, nlmsg_hdr(msg));
+	if (!tb[VRNIC_ATTR_LIMITS] ||
+	    nla_parse_nested(lt, VRNIC_LIMITS_ATTR_MAX, tb[VRNIC_ATTR_LIMITS],
+			     NULL) || !lt[r->attr])
+		return NL_OK;
+	*r->val = nla_get_u32(lt[r->attr]);
+	r->found = true;
+	return NL_OK;
+}
+
+/*
+ * Read (LIMITS_GET) or set (LIMITS_SET) the u32 limit @attr of device
+ * @dev, on a socket of its own.
+ * Return: 0, -errno of the kernel's refusal, -ENOENT when the answer has
+ * no such limit, or a negative libnl code.
+ */
+static inline int vnl_limit(const char *dev, uint8_t cmd, int attr,
+			    uint32_t *val)
+{
+	struct vnl_limit_reply r = { .attr = attr, .val = val };
+	bool set = cmd == VRNIC_CMD_LIMITS_SET;
+	struct nlattr *nest;
+	struct nl_msg *m;
+	struct vnl nl;
+	int err;
+
+	err = vnl_open(&nl, 0);
+	if (err)
+		return err;
+	m = vnl_msg(&nl, 0, cmd);
+	nla_put_string(m, VRNIC_ATTR_DEV_NAME, dev);
+	if (set) {
+		nest = nla_nest_start(m, VRNIC_ATTR_LIMITS);
+		nla_put_u32(m, attr, *val);
+		nla_nest_end(m, nest);
+	}
+	err = vnl_xfer(&nl, m, set ? NULL : vnl_limit_reply, &r);
+	nlmsg_free(m);
+	vnl_close(&nl);
+	if (!err && !set && !r.found)
+		err = -ENOENT;
+	return err;
+}
+
+static inline int vnl_set_limit(const char *dev, int attr, uint32_t val)
+{
+	return vnl_limit(dev, VRNIC_CMD_LIMITS_SET, attr, &val);
+}
+
+static inline int vnl_get_limit(const char *dev, int attr, uint32_t *val)
+{
+	return vnl_limit(dev, VRNIC_CMD_LIMITS_GET, attr, val);
+}
+
 static inline int vnl_any_seq(struct nl_msg *msg, void *arg)
 {
 	return NL_OK;
