@@ -17,6 +17,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <linux/error-injection.h>
 #include <linux/if_vlan.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -114,6 +115,10 @@ static struct sk_buff *vrnic_frag_skb_alloc(unsigned int size)
  * @vdev: sending device
  * @len: bytes from the BTH through the ICRC
  *
+ * Every packet vrnic sends is allocated here, so it is an error-injection
+ * point: failing it (debugfs fail_function, CONFIG_FAIL_FUNCTION) tests
+ * every sender's path without memory, as selftests/fault_inject.c does.
+ *
  * Return: an skb whose data area holds @len bytes (not initialised)
  * starting at the BTH, with headroom for IPv6, UDP and the link layer;
  * or NULL.
@@ -135,6 +140,8 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len)
 	skb_put(skb, len);
 	return skb;
 }
+
+ALLOW_ERROR_INJECTION(vrnic_skb_alloc, NULL);
 
 static struct dst_entry *vrnic_route4(struct vrnic_dev *vdev,
 				      const struct vrnic_av *av,
