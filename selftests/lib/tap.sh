@@ -61,9 +61,11 @@ tap_end() {
 # from stdin under our numbering, with PREFIX before each name.  Comments and
 # other lines pass through; plans and summary lines are dropped.  Sets
 # TAP_RELAY_SEEN (results) and TAP_RELAY_FAILED (failures) and
-# TAP_RELAY_PLAN (the stream's own plan, or empty).
+# TAP_RELAY_PLAN (the stream's own plan, or empty).  A result without a
+# name (6.1's kselftest harness prints "ok N # SKIP reason" for a skipped
+# case) takes the one of the harness's "#  RUN  NAME ..." line before it.
 tap_relay() {
-	local prefix=$1 line st desc name directive
+	local prefix=$1 line st desc name directive run=
 
 	TAP_RELAY_SEEN=0
 	TAP_RELAY_FAILED=0
@@ -76,6 +78,8 @@ tap_relay() {
 			name=${desc%%#*}
 			name=${name% }
 			name=${name% }
+			[[ -n $name ]] || name=$run
+			run=
 			directive=
 			[[ $desc == *#* ]] && directive=${desc#*#}
 			directive=${directive# }
@@ -95,6 +99,7 @@ tap_relay() {
 			[[ $line =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]; then
 			continue
 		elif [[ $line == \#* ]]; then
+			[[ $line =~ ^#\ +RUN\ +([^ ]+)\ \.\.\.$ ]] && run=${BASH_REMATCH[1]}
 			echo "$line"
 		elif [[ -n $line ]]; then
 			echo "# $line"
