@@ -181,6 +181,7 @@ vm_env() {
 	export VRNIC_VM_TIMEOUT=${VRNIC_VM_TIMEOUT:-14400}
 	export VRNIC_TEST_TIMEOUT_FACTOR=${VRNIC_TEST_TIMEOUT_FACTOR:-4}
 	export VRNIC_STRESS_SCALE=${VRNIC_STRESS_SCALE:-100}
+	export VRNIC_VM_FAILSLAB_CACHES=${VRNIC_VM_FAILSLAB_CACHES-skbuff_head_cache}
 	# Which files need a boot of their own ("# VRNIC_VM_BOOT=own-on-
 	# lockdep": check.sh, guest.sh) follows from the kernel's config.
 	export VRNIC_VM_LOCKDEP=0
