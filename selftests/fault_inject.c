@@ -24,13 +24,23 @@
  * and the right bytes.  A request not built is built again; an ACK not
  * sent is an ACK lost, which the requester's timer recovers.
  *
+ * data_multicast_*: failslab fails a share of the skb head cache's
+ * atomic allocations while UD messages go to a multicast group across
+ * the veth pair: the receiver's copy for its attached QP, when it cannot
+ * be made, must be counted (drop_no_memory), and what arrives must be
+ * whole and in order.  6.1 marks a cache for failslab's cache-filter
+ * only from the boot line: slub_debug=A,skbuff_head_cache, which
+ * debug-kernel.sh adds (VRNIC_VM_FAILSLAB_CACHES); without it the case
+ * skips.
+ *
  * Registering a device has tens of thousands of fault points (about
  * 30,000 on the debug kernel), each taking seconds under KASAN: the
  * NEWLINK case fails every one of the first FI_NEWLINK_ALL (default 64),
  * and from there on every point an eighth further than the last.
  *
- * Environment: DP_DEV / DP_DEV2 as in dp_security.c (default: a device
- * pair made by the test itself), DP_TIMEOUT_MS, FI_MAX_NTH (the most
+ * Environment: DP_DEV / DP_DEV2, DP_NS and DP_NS_ADDR4 (DP_DEV2's
+ * namespace and address) as in dp_security.c (default: a device pair
+ * made by the test itself), DP_TIMEOUT_MS, FI_MAX_NTH (the most
  * failure points tried per verb, default 400; for NEWLINK 65536),
  * FI_NEWLINK_ALL.
  *
@@ -63,6 +73,7 @@
 #include "lib/dp_verbs.h"
 #include "lib/dp_guard.h"
 #include "lib/vrnic_nl.h"
+#include "lib/wire_pkt.h"
 
 #define FI_DEBUGFS	"/sys/kernel/debug"
 #define FI_NTH		"/proc/thread-self/fail-nth"
@@ -1020,6 +1031,163 @@ TEST_F(data, rc_waits_out_a_memory_outage)
 	EXPECT_LT(0, during);
 	EXPECT_GE(4 * ms + 100, during) TH_LOG("retried without waiting");
 	ibv_dereg_mr(rmr);
+}
+
+/*
+ * The receiving side: a multicast packet is cloned for each QP attached
+ * to its group (mcast.c), in softirq context.  failslab fails a share of
+ * the atomic allocations of the skb head cache, on both ends: the
+ * sender's packets (built again a jiffy later) and the receiver's clones
+ * (a drop, counted as drop_no_memory).  Every message sent must either
+ * arrive whole, in order, or be counted: nothing lost unseen, nothing
+ * delivered damaged.
+ */
+#define FI_MC_MSGS	200u
+#define FI_MC_LEN	64
+#define FI_MC_QKEY	0x11223344u
+#define FI_MC_GROUP	(239u << 24 | 77 << 16 | 12 << 8 | 1)
+#define FI_SKB_CACHE	"/sys/kernel/slab/skbuff_head_cache/failslab"
+
+static void fi_mc_payload(uint8_t *p, uint32_t i)
+{
+	uint32_t j;
+
+	memcpy(p, &i, sizeof(i));
+	for (j = sizeof(i); j < FI_MC_LEN; j++)
+		p[j] = (uint8_t)(i * 29 + j);
+}
+
+TEST_F(data, multicast_counts_the_copies_it_cannot_make)
+{
+	const char *ns = getenv("DP_NS"), *b_addr = getenv("DP_NS_ADDR4");
+	struct in_addr group = { htonl(FI_MC_GROUP) };
+	const uint32_t slot = WP_GRH + FI_MC_LEN;
+	struct dp_qp ud_a, ud_b;
+	struct ibv_mr *mr_b = NULL;
+	struct ibv_ah *ah = NULL;
+	struct ip_mreqn mreq = { 0 };
+	union ibv_gid mgid = { 0 };
+	long long drops0, drops;
+	uint32_t i, received = 0, next = 0;
+	uint8_t *rbuf = NULL;
+	char times[32];
+	int sock = -1;
+
+	if (!self->ready)
+		return;
+	if (!variant->pair)
+		SKIP(return, "a group's packets go between two devices");
+	if (!ns || !b_addr)
+		SKIP(return, "DP_NS / DP_NS_ADDR4 not set: no namespace for the receiver");
+	if (fi_read(FI_SKB_CACHE, times, sizeof(times)) || strcmp(times, "1"))
+		SKIP(return, "%s is not 1: boot with slub_debug=A,skbuff_head_cache (debug-kernel.sh does)",
+		     FI_SKB_CACHE);
+
+	/* B's interface joins the group, as rdma_cm would. */
+	sock = wp_socket_in(ns, AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, sock) TH_LOG("socket in %s: %s", ns, strerror(-sock));
+	mreq.imr_multiaddr = group;
+	ASSERT_EQ(1, inet_pton(AF_INET, b_addr, &mreq.imr_address));
+	ASSERT_EQ(0, setsockopt(sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+				sizeof(mreq))) TH_LOG("join: %s", strerror(errno));
+
+	ASSERT_EQ(0, dp_ud_qp_create(&ud_b, self->b, FI_MC_QKEY, FI_MC_MSGS));
+	rbuf = calloc(FI_MC_MSGS, slot);
+	ASSERT_NE(NULL, rbuf);
+	mr_b = ibv_reg_mr(self->b->pd, rbuf, (size_t)FI_MC_MSGS * slot,
+			  IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr_b);
+	for (i = 0; i < FI_MC_MSGS; i++) {
+		struct ibv_sge sge = { (uintptr_t)(rbuf + i * slot), slot,
+				       mr_b->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &sge,
+					   .num_sge = 1 }, *bad;
+
+		ASSERT_EQ(0, ibv_post_recv(ud_b.qp, &rwr, &bad));
+	}
+	mgid.raw[10] = 0xff;
+	mgid.raw[11] = 0xff;
+	memcpy(mgid.raw + 12, &group, 4);
+	ASSERT_EQ(0, ibv_attach_mcast(ud_b.qp, &mgid, 0));
+	ASSERT_EQ(0, dp_ud_qp_create(&ud_a, self->a, FI_MC_QKEY, 16));
+	ah = ibv_create_ah(self->a->pd, &(struct ibv_ah_attr){
+		.is_global = 1, .port_num = DP_PORT,
+		.grh = { .dgid = mgid, .sgid_index = self->a->gid_idx,
+			 .hop_limit = 1 },
+	});
+	ASSERT_NE(NULL, ah);
+
+	/* Only the skb head cache, only where the caller cannot sleep. */
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/probability", "0"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/cache-filter", "Y"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/ignore-gfp-wait", "Y"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/task-filter", "N"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/verbose", "0"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/interval", "1"));
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/space", "0"));
+	snprintf(times, sizeof(times), "%d", FI_TIMES);
+	ASSERT_EQ(0, fi_knob(&self->knobs, "failslab/times", times));
+	drops0 = wp_counter(self->b->name, "drop_no_memory");
+	ASSERT_LE(0, drops0);
+	ASSERT_EQ(0, fi_write(FI_DEBUGFS "/failslab/probability", "20"));
+
+	for (i = 0; i < FI_MC_MSGS; i++) {
+		struct ibv_sge sge = { (uintptr_t)self->lbuf, FI_MC_LEN,
+				       self->lmr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+			.wr.ud = { .ah = ah, .remote_qpn = 0xffffff,
+				   .remote_qkey = FI_MC_QKEY },
+		}, *bad;
+		struct ibv_wc wc;
+
+		fi_mc_payload(self->lbuf, i);
+		ASSERT_EQ(0, ibv_post_send(ud_a.qp, &wr, &bad));
+		ASSERT_EQ(0, dp_poll(ud_a.cq, &wc, dp_timeout_ms()))
+			TH_LOG("send %u did not complete", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+			TH_LOG("send %u: %s", i, ibv_wc_status_str(wc.status));
+	}
+	ASSERT_EQ(0, fi_write(FI_DEBUGFS "/failslab/probability", "0"));
+	ASSERT_EQ(0, fi_read(FI_DEBUGFS "/failslab/times", times, sizeof(times)));
+
+	/* What arrived: whole, each message once, in the order sent. */
+	for (;;) {
+		struct ibv_wc wc;
+		uint32_t idx;
+
+		if (dp_poll(ud_b.cq, &wc, 1000))
+			break;
+		ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+			TH_LOG("%s", ibv_wc_status_str(wc.status));
+		ASSERT_EQ(slot, wc.byte_len);
+		ASSERT_GT(FI_MC_MSGS, wc.wr_id);
+		memcpy(&idx, rbuf + wc.wr_id * slot + WP_GRH, sizeof(idx));
+		ASSERT_LE(next, idx) TH_LOG("message %u after %u", idx, next);
+		ASSERT_GT(FI_MC_MSGS, idx);
+		fi_mc_payload(self->lbuf, idx);
+		ASSERT_EQ(0, memcmp(rbuf + wc.wr_id * slot + WP_GRH,
+				    self->lbuf, FI_MC_LEN))
+			TH_LOG("message %u damaged", idx);
+		next = idx + 1;
+		received++;
+	}
+	drops = wp_counter(self->b->name, "drop_no_memory") - drops0;
+	TH_LOG("%u of %u messages received, %lld copies dropped for memory; %ld skb head allocations failed",
+	       received, FI_MC_MSGS, drops, FI_TIMES - strtol(times, NULL, 10));
+	EXPECT_LT(0, drops) TH_LOG("no clone failed: the case tested nothing");
+	EXPECT_LT(0u, received);
+	EXPECT_EQ(FI_MC_MSGS, received + drops)
+		TH_LOG("a message neither arrived nor was counted");
+
+	ibv_destroy_ah(ah);
+	dp_qp_destroy(&ud_a);
+	EXPECT_EQ(0, ibv_detach_mcast(ud_b.qp, &mgid, 0));
+	dp_qp_destroy(&ud_b);
+	ibv_dereg_mr(mr_b);
+	free(rbuf);
+	close(sock);
 }
 
 int main(int argc, char **argv)

@@ -133,6 +133,15 @@ static void dp_qp_destroy(struct dp_qp *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* Start @q on @d: its CQ of @cqe entries, no QP yet. */
+static int dp_qp_cq_create(struct dp_qp *q, struct dp_dev *d, int cqe)
+{
+	memset(q, 0, sizeof(*q));
+	q->dev = d;
+	q->cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+	return q->cq ? 0 : -errno;
+}
+
 /*
  * An RC QP in INIT.  With @send_ops (IBV_QP_EX_WITH_*) it is created with
  * ibv_create_qp_ex() for the extended post-send API (q->qpx).
@@ -160,11 +169,9 @@ static DP_MAYBE_UNUSED int dp_qp_create_ex(struct dp_qp *q, struct dp_dev *d,
 	};
 	int ret;
 
-	memset(q, 0, sizeof(*q));
-	q->dev = d;
-	q->cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
-	if (!q->cq)
-		return -errno;
+	ret = dp_qp_cq_create(q, d, 64);
+	if (ret)
+		return ret;
 	ia.send_cq = q->cq;
 	ia.recv_cq = q->cq;
 	if (send_ops) {
@@ -203,6 +210,56 @@ static DP_MAYBE_UNUSED int dp_qp_create(struct dp_qp *q, struct dp_dev *d,
 					int max_sge, int qp_access)
 {
 	return dp_qp_create_ex(q, d, max_sge, qp_access, 0);
+}
+
+/* A UD QP in RTS with Q_Key @qkey, @depth WQEs each way, its own CQ. */
+static DP_MAYBE_UNUSED int dp_ud_qp_create(struct dp_qp *q, struct dp_dev *d,
+					   uint32_t qkey, uint32_t depth)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.cap = {
+			.max_send_wr = depth,
+			.max_recv_wr = depth,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = DP_PORT,
+		.qkey = qkey,
+	};
+	int ret;
+
+	ret = dp_qp_cq_create(q, d, 2 * depth);
+	if (ret)
+		return ret;
+	ia.send_cq = q->cq;
+	ia.recv_cq = q->cq;
+	q->qp = ibv_create_qp(d->pd, &ia);
+	if (!q->qp) {
+		ret = -errno;
+		goto err_destroy;
+	}
+	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	if (ret)
+		goto err_destroy;
+	a.qp_state = IBV_QPS_RTR;
+	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE);
+	if (ret)
+		goto err_destroy;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (ret)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	dp_qp_destroy(q);
+	return ret > 0 ? -ret : ret;
 }
 
 /*

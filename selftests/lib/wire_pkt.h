@@ -47,7 +47,7 @@
 
 static uint32_t wp_crc_table[256];
 
-static void wp_crc_init(void)
+static WP_MAYBE_UNUSED void wp_crc_init(void)
 {
 	uint32_t c;
 	int i, k;
@@ -60,7 +60,7 @@ static void wp_crc_init(void)
 	}
 }
 
-static uint32_t wp_crc(uint32_t crc, const uint8_t *p, size_t len)
+static WP_MAYBE_UNUSED uint32_t wp_crc(uint32_t crc, const uint8_t *p, size_t len)
 {
 	while (len--)
 		crc = wp_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
@@ -72,7 +72,7 @@ static uint32_t wp_crc(uint32_t crc, const uint8_t *p, size_t len)
  * the LRH RoCEv2 does not have, then IP, UDP and BTH with their variant
  * fields (TOS, TTL, IP checksum, UDP checksum, BTH resv8a) set to ones.
  */
-static uint32_t wp_icrc(const uint8_t *pkt, size_t len)
+static WP_MAYBE_UNUSED uint32_t wp_icrc(const uint8_t *pkt, size_t len)
 {
 	static const uint8_t lrh[8] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
@@ -101,12 +101,12 @@ struct wp_pkt {
 	size_t ib_len;		/* bytes from the BTH on, ICRC excluded */
 };
 
-static uint8_t *wp_ib(struct wp_pkt *p)
+static WP_MAYBE_UNUSED uint8_t *wp_ib(struct wp_pkt *p)
 {
 	return p->buf + 20 + 8;
 }
 
-static void wp_bth(struct wp_pkt *p, uint8_t opcode, uint16_t pkey,
+static WP_MAYBE_UNUSED void wp_bth(struct wp_pkt *p, uint8_t opcode, uint16_t pkey,
 		   uint32_t qpn, uint32_t psn)
 {
 	uint8_t *b = wp_ib(p);
@@ -126,7 +126,7 @@ static void wp_bth(struct wp_pkt *p, uint8_t opcode, uint16_t pkey,
 	p->ib_len = WP_BTH;
 }
 
-static void wp_put(struct wp_pkt *p, const void *data, size_t len)
+static WP_MAYBE_UNUSED void wp_put(struct wp_pkt *p, const void *data, size_t len)
 {
 	memcpy(wp_ib(p) + p->ib_len, data, len);
 	p->ib_len += len;
@@ -159,7 +159,7 @@ static WP_MAYBE_UNUSED void wp_deth(struct wp_pkt *p, uint32_t qkey,
  * datagram by that many bytes (the ICRC first).  Return the datagram's
  * UDP payload length.
  */
-static size_t wp_finish(struct wp_pkt *p, struct in_addr src,
+static WP_MAYBE_UNUSED size_t wp_finish(struct wp_pkt *p, struct in_addr src,
 			struct in_addr dst, uint16_t sport, uint16_t ip_id,
 			bool good_icrc, size_t cut)
 {
@@ -260,7 +260,7 @@ static WP_MAYBE_UNUSED int wp_send_udp(int fd, struct in_addr src,
 /* ---- namespaces and users ---- */
 
 /* Enter network namespace @ns (a name from "ip netns"); 0 or -errno. */
-static int wp_enter_netns(const char *ns)
+static WP_MAYBE_UNUSED int wp_enter_netns(const char *ns)
 {
 	char path[128];
 	int fd, ret = 0;
