@@ -89,31 +89,6 @@ FIXTURE_TEARDOWN(dp_badwr)
 	dp_dev_close(&self->d);
 }
 
-static struct ibv_qp *bw_qp(FIXTURE_DATA(dp_badwr) *self,
-			    enum ibv_qp_type type, uint64_t send_ops)
-{
-	struct ibv_qp_init_attr_ex ia = {
-		.send_cq = self->cq,
-		.recv_cq = self->cq,
-		.cap = {
-			.max_send_wr = 8,
-			.max_recv_wr = 8,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-		.qp_type = type,
-		.sq_sig_all = 1,
-		.comp_mask = IBV_QP_INIT_ATTR_PD,
-		.pd = self->d.pd,
-	};
-
-	if (send_ops) {
-		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		ia.send_ops_flags = send_ops;
-	}
-	return ibv_create_qp_ex(self->d.ctx, &ia);
-}
-
 static int bw_to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
@@ -178,9 +153,9 @@ static void bw_pair(struct __test_metadata *_metadata,
 		    FIXTURE_DATA(dp_badwr) *self, enum ibv_qp_type type,
 		    uint64_t send_ops)
 {
-	self->qa = bw_qp(self, type, send_ops);
+	self->qa = dp_qp_on_cq(&self->d, self->cq, type, 8, 1, send_ops);
 	ASSERT_NE(NULL, self->qa) TH_LOG("create_qp: %s", strerror(errno));
-	self->qb = bw_qp(self, type, 0);
+	self->qb = dp_qp_on_cq(&self->d, self->cq, type, 8, 1, 0);
 	ASSERT_NE(NULL, self->qb) TH_LOG("create_qp: %s", strerror(errno));
 	ASSERT_EQ(0, bw_to_init(self->qa));
 	ASSERT_EQ(0, bw_to_init(self->qb));
@@ -267,7 +242,7 @@ TEST_F(dp_badwr, post_send_before_rts_is_einval)
 	bw_pair(_metadata, self, IBV_QPT_RC, 0);
 	peer = self->qb;
 	ibv_destroy_qp(self->qa);
-	self->qa = bw_qp(self, IBV_QPT_RC, 0);
+	self->qa = dp_qp_on_cq(&self->d, self->cq, IBV_QPT_RC, 8, 1, 0);
 	ASSERT_NE(NULL, self->qa);
 	ASSERT_EQ(EINVAL, bw_post(self, IBV_WR_RDMA_WRITE)) TH_LOG("RESET");
 	ASSERT_EQ(0, bw_to_init(self->qa));
@@ -306,7 +281,7 @@ TEST_F(dp_badwr, post_recv_in_reset_is_einval)
 
 	if (!self->ready)
 		return;
-	self->qa = bw_qp(self, IBV_QPT_RC, 0);
+	self->qa = dp_qp_on_cq(&self->d, self->cq, IBV_QPT_RC, 8, 1, 0);
 	ASSERT_NE(NULL, self->qa);
 	ASSERT_EQ(EINVAL, ibv_post_recv(self->qa, &wr, &bad));
 }

@@ -217,14 +217,10 @@ static bool fi_nth_disarm(int fd)
 
 /* A verb under test: its object comes and goes through struct fi_ctx. */
 struct fi_ctx {
-	struct ibv_device *ibdev;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;		/* for the QPs */
-	struct ibv_qp *ud;		/* for AH and multicast */
-	struct ibv_qp *rc_a, *rc_b;	/* for the connect case */
-	union ibv_gid gid;
-	int gid_idx;
+	struct dp_dev dev;		/* the device, its PD and GID */
+	struct ibv_cq *cq;		/* for the QPs under test */
+	struct dp_qp ud;		/* for multicast */
+	struct dp_qp rc_a, rc_b;	/* for the connect case */
 	void *buf;
 
 	/* What a case's make() created, undone by its unmake(). */
@@ -242,33 +238,7 @@ struct fi_ctx {
 
 static struct ibv_qp *fi_qp(struct fi_ctx *c, enum ibv_qp_type type)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = c->cq,
-		.recv_cq = c->cq,
-		.cap = {
-			.max_send_wr = 8,
-			.max_recv_wr = 8,
-			.max_send_sge = 2,
-			.max_recv_sge = 2,
-		},
-		.qp_type = type,
-	};
-
-	return ibv_create_qp(c->pd, &ia);
-}
-
-static int fi_qp_init(struct fi_ctx *c, struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = DP_PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-		.qkey = 0x11111111,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	return ibv_modify_qp(qp, &a, mask);
+	return dp_qp_on_cq(&c->dev, c->cq, type, 8, 2, 0);
 }
 
 static int fi_qp_reset(struct ibv_qp *qp)
@@ -284,26 +254,26 @@ static int fi_qp_reset(struct ibv_qp *qp)
 
 static int mk_open_device(struct fi_ctx *c)
 {
-	c->o_ctx = ibv_open_device(c->ibdev);
+	c->o_ctx = ibv_open_device(c->dev.ctx->device);
 	return FI_ERR(c->o_ctx);
 }
 
 static int mk_pd(struct fi_ctx *c)
 {
-	c->o_pd = ibv_alloc_pd(c->ctx);
+	c->o_pd = ibv_alloc_pd(c->dev.ctx);
 	return FI_ERR(c->o_pd);
 }
 
 static int mk_mr(struct fi_ctx *c)
 {
-	c->o_mr = ibv_reg_mr(c->pd, c->buf, FI_BUF, IBV_ACCESS_LOCAL_WRITE |
+	c->o_mr = ibv_reg_mr(c->dev.pd, c->buf, FI_BUF, IBV_ACCESS_LOCAL_WRITE |
 			     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	return FI_ERR(c->o_mr);
 }
 
 static int mk_cq(struct fi_ctx *c)
 {
-	c->o_cq = ibv_create_cq(c->ctx, 64, NULL, NULL, 0);
+	c->o_cq = ibv_create_cq(c->dev.ctx, 64, NULL, NULL, 0);
 	return FI_ERR(c->o_cq);
 }
 
@@ -319,7 +289,7 @@ static int mk_srq(struct fi_ctx *c)
 		.attr = { .max_wr = 16, .max_sge = 1 },
 	};
 
-	c->o_srq = ibv_create_srq(c->pd, &ia);
+	c->o_srq = ibv_create_srq(c->dev.pd, &ia);
 	return FI_ERR(c->o_srq);
 }
 
@@ -339,48 +309,22 @@ static int mk_qp_ud(struct fi_ctx *c)
 static int mk_connect(struct fi_ctx *c)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = c->rc_b->qp_num,
-		.rq_psn = 1,
-		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = 1,
-		.ah_attr = {
-			.is_global = 1,
-			.port_num = DP_PORT,
-			.grh = {
-				.dgid = c->gid,
-				.sgid_index = c->gid_idx,
-				.hop_limit = 64,
-			},
-		},
+		.qp_state = IBV_QPS_INIT,
+		.port_num = DP_PORT,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
 	};
 	int ret;
 
-	ret = fi_qp_init(c, c->rc_a);
+	ret = ibv_modify_qp(c->rc_a.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret)
 		return -ret;
-	ret = ibv_modify_qp(c->rc_a, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return -ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 1;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return -ibv_modify_qp(c->rc_a, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return dp_qp_connect_rd(&c->rc_a, &c->rc_b, IBV_MTU_1024, 1, 1, 1);
 }
 
 static int mk_mw(struct fi_ctx *c)
 {
-	c->o_mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	c->o_mw = ibv_alloc_mw(c->dev.pd, IBV_MW_TYPE_2);
 	return FI_ERR(c->o_mw);
 }
 
@@ -390,19 +334,19 @@ static int mk_ah(struct fi_ctx *c)
 		.is_global = 1,
 		.port_num = DP_PORT,
 		.grh = {
-			.dgid = c->gid,
-			.sgid_index = c->gid_idx,
+			.dgid = c->dev.gid,
+			.sgid_index = c->dev.gid_idx,
 			.hop_limit = 64,
 		},
 	};
 
-	c->o_ah = ibv_create_ah(c->pd, &a);
+	c->o_ah = ibv_create_ah(c->dev.pd, &a);
 	return FI_ERR(c->o_ah);
 }
 
 static int mk_mcast(struct fi_ctx *c)
 {
-	int ret = ibv_attach_mcast(c->ud, &c->mgid, 0);
+	int ret = ibv_attach_mcast(c->ud.qp, &c->mgid, 0);
 
 	c->o_attached = !ret;
 	return -ret;
@@ -411,7 +355,7 @@ static int mk_mcast(struct fi_ctx *c)
 static void un_all(struct fi_ctx *c)
 {
 	if (c->o_attached)
-		ibv_detach_mcast(c->ud, &c->mgid, 0);
+		ibv_detach_mcast(c->ud.qp, &c->mgid, 0);
 	if (c->o_ah)
 		ibv_destroy_ah(c->o_ah);
 	if (c->o_mw)
@@ -437,8 +381,8 @@ static void un_all(struct fi_ctx *c)
 	c->o_mr = NULL;
 	c->o_pd = NULL;
 	c->o_ctx = NULL;
-	if (c->rc_a)
-		fi_qp_reset(c->rc_a);
+	if (c->rc_a.qp)
+		fi_qp_reset(c->rc_a.qp);
 }
 
 /* The state a case starts from, made unarmed. */
@@ -549,9 +493,8 @@ FIXTURE(verbs) {
 FIXTURE_SETUP(verbs)
 {
 	struct fi_ctx *c = &self->c;
-	struct ibv_device **list;
 	const char *why = fi_missing(), *s;
-	int i, n, id = getpid() % 200;
+	int i, id = getpid() % 200;
 
 	memset(self, 0, sizeof(*self));
 	self->nth_fd = -1;
@@ -567,29 +510,15 @@ FIXTURE_SETUP(verbs)
 			      self->ifname, self->ifname, id, self->ifname));
 	ASSERT_EQ(0, vrnic_sh("rdma link add %s type vrnic netdev %s",
 			      self->name, self->ifname));
-	list = ibv_get_device_list(&n);
-	ASSERT_NE(NULL, list);
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), self->name))
-			c->ibdev = list[i];
-	ASSERT_NE(NULL, c->ibdev);
-	c->ctx = ibv_open_device(c->ibdev);
-	ibv_free_device_list(list);	/* an open device keeps its entry */
-	ASSERT_NE(NULL, c->ctx);
-	c->pd = ibv_alloc_pd(c->ctx);
-	ASSERT_NE(NULL, c->pd);
-	c->gid_idx = roce_gid_find(c->ctx, DP_PORT, AF_INET, &c->gid);
-	ASSERT_LE(0, c->gid_idx);
-	c->cq = ibv_create_cq(c->ctx, 64, NULL, NULL, 0);
+	ASSERT_EQ(0, dp_dev_open(&c->dev, self->name, AF_INET));
+	c->cq = ibv_create_cq(c->dev.ctx, 64, NULL, NULL, 0);
 	ASSERT_NE(NULL, c->cq);
-	c->ud = fi_qp(c, IBV_QPT_UD);
-	ASSERT_NE(NULL, c->ud);
-	ASSERT_EQ(0, fi_qp_init(c, c->ud));
-	c->rc_a = fi_qp(c, IBV_QPT_RC);
-	c->rc_b = fi_qp(c, IBV_QPT_RC);
-	ASSERT_NE(NULL, c->rc_a);
-	ASSERT_NE(NULL, c->rc_b);
-	ASSERT_EQ(0, fi_qp_init(c, c->rc_b));
+	ASSERT_EQ(0, dp_ud_qp_create(&c->ud, &c->dev, 0x11111111, 8));
+	ASSERT_EQ(0, dp_qp_create(&c->rc_b, &c->dev, 2,
+				  IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, dp_qp_create(&c->rc_a, &c->dev, 2,
+				  IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(0, fi_qp_reset(c->rc_a.qp));	/* where mk_connect starts */
 	c->buf = mmap(NULL, FI_BUF, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, c->buf);
@@ -619,19 +548,14 @@ FIXTURE_TEARDOWN(verbs)
 		close(self->nth_fd);
 	}
 	fi_knobs_restore(&self->knobs);
-	if (c->ctx) {
+	if (c->dev.ctx) {
 		un_all(c);
-		if (c->rc_a)
-			ibv_destroy_qp(c->rc_a);
-		if (c->rc_b)
-			ibv_destroy_qp(c->rc_b);
-		if (c->ud)
-			ibv_destroy_qp(c->ud);
+		dp_qp_destroy(&c->rc_a);
+		dp_qp_destroy(&c->rc_b);
+		dp_qp_destroy(&c->ud);
 		if (c->cq)
 			ibv_destroy_cq(c->cq);
-		if (c->pd)
-			ibv_dealloc_pd(c->pd);
-		ibv_close_device(c->ctx);
+		dp_dev_close(&c->dev);
 	}
 	if (c->buf && c->buf != MAP_FAILED)
 		munmap(c->buf, FI_BUF);

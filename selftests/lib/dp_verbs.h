@@ -143,6 +143,38 @@ static int dp_qp_cq_create(struct dp_qp *q, struct dp_dev *d, int cqe)
 }
 
 /*
+ * A QP of @type on @d's PD with both queues on @cq, @depth WRs and
+ * @max_sge SGEs each way, every send signalled; with @send_ops
+ * (IBV_QP_EX_WITH_*) for the extended post-send API.  NULL with errno
+ * set on failure.
+ */
+static DP_MAYBE_UNUSED struct ibv_qp *
+dp_qp_on_cq(struct dp_dev *d, struct ibv_cq *cq, enum ibv_qp_type type,
+	    uint32_t depth, uint32_t max_sge, uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = depth,
+			.max_recv_wr = depth,
+			.max_send_sge = max_sge,
+			.max_recv_sge = max_sge,
+		},
+		.qp_type = type,
+		.sq_sig_all = 1,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = d->pd,
+	};
+
+	if (send_ops) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = send_ops;
+	}
+	return ibv_create_qp_ex(d->ctx, &ia);
+}
+
+/*
  * An RC QP in INIT.  With @send_ops (IBV_QP_EX_WITH_*) it is created with
  * ibv_create_qp_ex() for the extended post-send API (q->qpx).
  */
