@@ -258,7 +258,7 @@ qos_both() {
 
 # ---- setup ----
 
-run_stage "capture/decoder self-test (ICRC vectors of roce_pkt.h, masking, pacing model)" \
+run_stage "capture/decoder self-test (ICRC vectors of wire_pkt.h, masking, pacing model)" \
 	"${ROCE_WIRE[@]}" selftest
 for m in sch_ingress cls_u32 cls_basic em_cmp em_meta act_pedit act_csum act_gact; do
 	modprobe "$m" 2>/dev/null

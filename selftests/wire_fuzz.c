@@ -57,7 +57,7 @@
 
 #define DP_PORT		1
 #include "lib/dp_verbs.h"
-#include "lib/roce_pkt.h"
+#include "lib/wire_pkt.h"
 
 #define WF_BATCH	32
 #define WF_MSG		1024
@@ -144,7 +144,7 @@ static int wf_layout(int opcode)
 static void wf_fill(uint8_t *p, size_t n)
 {
 	while (n--)
-		*p++ = rp_rand();
+		*p++ = wp_rand();
 }
 
 struct wf_target {
@@ -156,25 +156,25 @@ enum { WF_KEEP, WF_CUT, WF_FLIP, WF_FIELD, WF_BTHBITS, WF_LONG, WF_RANDOM,
 	WF_NMUT };
 
 /* Build packet number @i into @p; return whether its ICRC is good. */
-static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
+static bool wf_build(struct wp_pkt *p, const struct wf_target *t, long i,
 		     long *mut_count, size_t *cut)
 {
 	int opcode = i & 0xff, layout, k, mut, nb = 0;
 	size_t bounds[12], hlen, plen, pad = 0;
-	uint8_t *b = rp_ib(p);
+	uint8_t *b = wp_ib(p);
 	uint32_t qpn;
 
 	*cut = 0;
 	layout = wf_layout(opcode);
 	if (layout < 0)
-		layout = rp_rand() & 0xff;	/* unassigned: any headers */
+		layout = wp_rand() & 0xff;	/* unassigned: any headers */
 
-	switch (rp_rand() % 4) {
+	switch (wp_rand() % 4) {
 	case 0:
 		qpn = 1;
 		break;
 	case 1:
-		qpn = rp_rand() % 2 ? 0 : t->unused_qpn;
+		qpn = wp_rand() % 2 ? 0 : t->unused_qpn;
 		break;
 	default:
 		qpn = t->rc_qpn;
@@ -189,9 +189,9 @@ static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
 	b[5] = qpn >> 16;
 	b[6] = qpn >> 8;
 	b[7] = qpn;
-	b[8] = rp_rand() & 0x80;
+	b[8] = wp_rand() & 0x80;
 	wf_fill(b + 9, 3);		/* PSN */
-	hlen = RP_BTH;
+	hlen = WP_BTH;
 	bounds[nb++] = hlen;
 	for (k = 0; k < (int)(sizeof(wf_ext) / sizeof(wf_ext[0])); k++) {
 		if (!(layout & wf_ext[k].flag))
@@ -199,7 +199,7 @@ static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
 		wf_fill(b + hlen, wf_ext[k].len);
 		if (wf_ext[k].flag == WF_DETH) {
 			/* A Q_Key nobody has: UD to QP1 must not get in. */
-			uint32_t qkey = WF_GSI_QKEY ^ (1 + rp_rand() % 0xffff);
+			uint32_t qkey = WF_GSI_QKEY ^ (1 + wp_rand() % 0xffff);
 
 			b[hlen] = qkey >> 24;
 			b[hlen + 1] = qkey >> 16;
@@ -211,39 +211,39 @@ static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
 	}
 	plen = 0;
 	if (layout & WF_PAYLOAD) {
-		plen = rp_rand() % 3 ? rp_rand() % 300 : rp_rand() % 2048;
+		plen = wp_rand() % 3 ? wp_rand() % 300 : wp_rand() % 2048;
 		pad = (4 - plen % 4) % 4;
 		b[1] |= pad << 4;
 	}
 	wf_fill(b + hlen, plen + pad);
 	p->ib_len = hlen + plen + pad;
 
-	mut = rp_rand() % WF_NMUT;
+	mut = wp_rand() % WF_NMUT;
 	mut_count[mut]++;
 	switch (mut) {
 	case WF_KEEP:		/* valid layout, hostile PSN and source */
 		break;
 	case WF_CUT: {		/* at a header boundary, or one byte off */
-		size_t at = bounds[rp_rand() % nb];
-		int off = (int)(rp_rand() % 3) - 1;
+		size_t at = bounds[wp_rand() % nb];
+		int off = (int)(wp_rand() % 3) - 1;
 
 		if (at + off < p->ib_len)
 			p->ib_len = at + off;
 		else
 			p->ib_len = at > 1 ? at - 1 : 0;
-		if (p->ib_len < RP_BTH) {
+		if (p->ib_len < WP_BTH) {
 			/* shorter than a BTH: cut the datagram itself */
-			*cut = RP_BTH - p->ib_len + RP_ICRC;
-			p->ib_len = RP_BTH;
+			*cut = WP_BTH - p->ib_len + WP_ICRC;
+			p->ib_len = WP_BTH;
 		}
 		break;
 	}
 	case WF_FLIP:		/* 1..8 bits anywhere in the headers */
-		for (k = 1 + rp_rand() % 8; k > 0; k--)
-			b[rp_rand() % hlen] ^= 1 << (rp_rand() % 8);
+		for (k = 1 + wp_rand() % 8; k > 0; k--)
+			b[wp_rand() % hlen] ^= 1 << (wp_rand() % 8);
 		break;
 	case WF_FIELD:		/* a 32-bit word of the headers replaced */
-		k = rp_rand() % (hlen / 4);
+		k = wp_rand() % (hlen / 4);
 		wf_fill(b + 4 * k, 4);
 		if (k == 1) {	/* keep the QPN aimed, the rest random */
 			b[5] = qpn >> 16;
@@ -252,22 +252,22 @@ static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
 		}
 		break;
 	case WF_BTHBITS:	/* pad count, TVer, P_Key */
-		b[1] = rp_rand();
-		if (rp_rand() % 2) {
-			b[2] = rp_rand();
-			b[3] = rp_rand();
+		b[1] = wp_rand();
+		if (wp_rand() % 2) {
+			b[2] = wp_rand();
+			b[3] = wp_rand();
 		}
 		break;
 	case WF_LONG:		/* more payload than any MTU */
-		p->ib_len = hlen + 4096 + 4 * (1 + rp_rand() % 20);
-		if (p->ib_len > RP_MAX_IB)
-			p->ib_len = RP_MAX_IB;
+		p->ib_len = hlen + 4096 + 4 * (1 + wp_rand() % 20);
+		if (p->ib_len > WP_MAX_IB)
+			p->ib_len = WP_MAX_IB;
 		wf_fill(b + hlen, p->ib_len - hlen);
 		break;
 	case WF_RANDOM:		/* random bytes, some aimed at the QP */
-		p->ib_len = RP_BTH + rp_rand() % 400;
+		p->ib_len = WP_BTH + wp_rand() % 400;
 		wf_fill(b, p->ib_len);
-		if (rp_rand() % 2) {
+		if (wp_rand() % 2) {
 			b[1] &= 0xf0;
 			b[2] = b[3] = 0xff;
 			b[5] = qpn >> 16;
@@ -276,7 +276,7 @@ static bool wf_build(struct rp_pkt *p, const struct wf_target *t, long i,
 		}
 		break;
 	}
-	return rp_rand() % 16 != 0;
+	return wp_rand() % 16 != 0;
 }
 
 /* ---- counters ---- */
@@ -298,7 +298,7 @@ static long long wf_drops(const char *dev)
 		if (strncmp(e->d_name, "drop_", 5) &&
 		    strcmp(e->d_name, "icrc_errors"))
 			continue;
-		sum += rp_counter(dev, e->d_name);
+		sum += wp_counter(dev, e->d_name);
 	}
 	closedir(d);
 	return sum;
@@ -468,27 +468,6 @@ static void wf_live_teardown(struct wf_live *l)
 	free(l->rbuf);
 }
 
-/* A raw IPv4 socket in network namespace @ns (a name under /run/netns). */
-static int wf_raw_socket_in(const char *ns)
-{
-	char path[128];
-	int self, other, fd = -1;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	self = open("/proc/self/ns/net", O_RDONLY);
-	other = open(path, O_RDONLY);
-	if (self >= 0 && other >= 0 && !setns(other, CLONE_NEWNET)) {
-		fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
-		if (setns(self, CLONE_NEWNET))
-			abort();	/* cannot go on in the wrong namespace */
-	}
-	if (self >= 0)
-		close(self);
-	if (other >= 0)
-		close(other);
-	return fd;
-}
-
 static double wf_now(void)
 {
 	struct timespec t;
@@ -511,7 +490,7 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 		 10000 * scale;
 	long mut_count[WF_NMUT] = { 0 }, sent = 0, ops0, i;
 	long long drops0, drops1, rx0, rx1, ptx0, ptx1, st0, st1;
-	struct rp_pkt *pkts;
+	struct wp_pkt *pkts;
 	struct mmsghdr msgs[WF_BATCH];
 	struct iovec iov[WF_BATCH];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -534,18 +513,17 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 	/* To the device's address from one on its subnet that nobody has. */
 	memcpy(&sa.sin_addr, l.a.gid.raw + 12, 4);
 	src.s_addr = htonl((ntohl(sa.sin_addr.s_addr) & ~0xffu) | 0x7b);
-	fd = wf_raw_socket_in(ns);
-	ASSERT_LE(0, fd) TH_LOG("raw socket in %s: %s", ns, strerror(errno));
+	fd = wp_socket_in(ns, AF_INET, SOCK_RAW, IPPROTO_RAW);
+	ASSERT_LE(0, fd) TH_LOG("raw socket in %s: %s", ns, strerror(-fd));
 
 	tgt.rc_qpn = l.qa.qp->qp_num;
 	tgt.unused_qpn = (tgt.rc_qpn + 0x1000) & 0xffffff;
-	rp_rng = getenv("WF_SEED") ? strtoull(getenv("WF_SEED"), NULL, 0) :
+	wp_rng = getenv("WF_SEED") ? strtoull(getenv("WF_SEED"), NULL, 0) :
 		 (uint64_t)time(NULL) | 1;
 	inet_ntop(AF_INET, &sa.sin_addr, dst_s, sizeof(dst_s));
 	inet_ntop(AF_INET, &src, src_s, sizeof(src_s));
 	ksft_print_msg("%ld packets to %s (QPN %#x) from %s, seed %llu\n", n,
-		       dst_s, tgt.rc_qpn, src_s, (unsigned long long)rp_rng);
-	rp_crc_init();
+		       dst_s, tgt.rc_qpn, src_s, (unsigned long long)wp_rng);
 	pkts = calloc(WF_BATCH, sizeof(*pkts));
 	ASSERT_NE(NULL, pkts);
 	vrnic_sh("rdma statistic show link %s/1 | sed 's/^/# before: /'", dev);
@@ -559,8 +537,8 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 	 */
 	usleep(200 * 1000);
 	drops0 = wf_drops(dev);
-	rx0 = rp_counter(dev, "rx_packets");
-	ptx0 = rp_counter(dev2, "tx_packets");
+	rx0 = wp_counter(dev, "rx_packets");
+	ptx0 = wp_counter(dev2, "tx_packets");
 	st0 = wf_stack_drops();
 	ASSERT_EQ(0, pthread_create(&th, NULL, wf_live_run, &l));
 	while (atomic_load(&l.ops) < 2 && !l.err)
@@ -572,14 +550,16 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 		int cnt = n - i < WF_BATCH ? n - i : WF_BATCH, done = 0, r;
 
 		for (k = 0; k < cnt; k++) {
-			size_t cut;
+			size_t cut, len;
 			bool good = wf_build(&pkts[k], &tgt, i + k, mut_count,
 					     &cut);
 
-			rp_frame(&pkts[k], src, sa.sin_addr, id, good, cut);
+			/* a nonzero IP ID: the kernel keeps it */
+			len = 20 + 8 + wp_finish(&pkts[k], src, sa.sin_addr,
+						 49152, id, good, cut);
 			id = id == 0xffff ? 1 : id + 1;
 			iov[k].iov_base = pkts[k].buf;
-			iov[k].iov_len = pkts[k].len;
+			iov[k].iov_len = len;
 			memset(&msgs[k], 0, sizeof(msgs[k]));
 			msgs[k].msg_hdr.msg_name = &sa;
 			msgs[k].msg_hdr.msg_namelen = sizeof(sa);
@@ -608,8 +588,8 @@ TEST(flood_of_malformed_packets_all_dropped_live_qp_unharmed)
 
 	sleep(1);
 	drops1 = wf_drops(dev);
-	rx1 = rp_counter(dev, "rx_packets");
-	ptx1 = rp_counter(dev2, "tx_packets");
+	rx1 = wp_counter(dev, "rx_packets");
+	ptx1 = wp_counter(dev2, "tx_packets");
 	st1 = wf_stack_drops();
 	vrnic_sh("rdma statistic show link %s/1 | sed 's/^/# after: /'", dev);
 	ksft_print_msg("%ld packets in %.1f s (%.0f/s); %ld round trips on the live QP meanwhile\n",

@@ -3,7 +3,7 @@
 """roce_wire.py - capture, decode and check RoCEv2 packets (selftests/cc_wire.sh).
 
     roce_wire.py selftest
-        ICRC vectors made with selftests/lib/roce_pkt.h, decoder round trips.
+        ICRC vectors made with selftests/lib/wire_pkt.h, decoder round trips.
     roce_wire.py serve IFNAME
         Captures on IFNAME and checks, one after the other, as commands
         read from stdin say (see serve(); lib/ktap.sh's wire_serve): one
@@ -806,12 +806,11 @@ def inject_lines(lines):
 
 # ---------------------------------------------------------------- self-test
 
-# Made with roce_pkt.h (rp_frame(), 10.111.0.2 -> 10.111.0.1, IP ID 0x1234,
+# Made with wire_pkt.h (wp_finish(), 10.111.0.2 -> 10.111.0.1, IP ID 0x1234,
 # sport 49152): a CNP to QP 0x000011, and an RC RDMA WRITE ONLY to QP
 # 0x000022 PSN 0x123456, RETH va 0x1000 rkey 0x77 len 256, payload byte i
 # = (7 * i + 3) & 0xff, for i < 256.
-# The packets ipv4_roce() builds for these are byte for byte those of
-# roce_pkt.h, and 300 random packets through rp_frame() agreed too.
+# The packets ipv4_roce() builds for these are byte for byte the C ones.
 VEC_CNP_ICRC = 0x5518687B
 VEC_WRITE_ICRC = 0x88FCA860
 
@@ -839,10 +838,10 @@ def selftest():
         b = bytearray(body)
         b[off] ^= 0x01
         chk(icrc_of(b) != ref, "ICRC covers the IPv4 %s" % what)
-    # Vectors from the C implementation (roce_pkt.h).
+    # Vectors from the C implementation (wire_pkt.h).
     for name, pkt, want in (("CNP", cnp, VEC_CNP_ICRC), ("RDMA WRITE ONLY", write_vec(), VEC_WRITE_ICRC)):
         got = struct.unpack("<I", pkt[-4:])[0]
-        chk(got == want, "ICRC of the %s vector 0x%08x (roce_pkt.h: 0x%08x)" % (name, got, want))
+        chk(got == want, "ICRC of the %s vector 0x%08x (wire_pkt.h: 0x%08x)" % (name, got, want))
     # Decoder round trip through an Ethernet frame.
     eth = bytes(12) + b"\x08\x00"
     p = Pkt(0.0, eth + cnp)

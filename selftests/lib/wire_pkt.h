@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wire_pkt.h - hand-built RoCEv2 packets (IPv4) for the wire tests
- * (wire_malformed.c, wire_hostile.c): headers, ICRC, sending from a raw
- * socket or from an ordinary UDP socket, the port counters, and running
- * a sender as an unprivileged user in another network namespace.
+ * (wire_malformed.c, wire_hostile.c, wire_fuzz.c, dp_hostile.c): headers,
+ * ICRC, sending from a raw socket or from an ordinary UDP socket, a
+ * generator for fuzzing, the port counters, and running a sender as an
+ * unprivileged user in another network namespace.
  *
  * A packet is built in wp_pkt.buf: 20 bytes of IPv4 header, 8 of UDP,
  * then the IB transport headers and payload (wp_ib()), then the ICRC.
@@ -34,6 +35,7 @@
 #define WP_ICRC		4
 #define WP_GRH		40
 #define WP_MAD		256
+#define WP_MAX_IB	4200	/* BTH through payload, ICRC excluded */
 #define WP_RC_SEND_ONLY	0x04
 #define WP_RC_WRITE_FIRST 0x06
 #define WP_RC_ACK	0x11
@@ -94,10 +96,22 @@ static WP_MAYBE_UNUSED uint32_t wp_icrc(const uint8_t *pkt, size_t len)
 	return ~crc;
 }
 
+/* ---- a small generator for fuzzing (xorshift64); seed wp_rng != 0 ---- */
+
+static uint64_t wp_rng = 1;
+
+static WP_MAYBE_UNUSED uint32_t wp_rand(void)
+{
+	wp_rng ^= wp_rng << 13;
+	wp_rng ^= wp_rng >> 7;
+	wp_rng ^= wp_rng << 17;
+	return wp_rng >> 16;
+}
+
 /* ---- packets ---- */
 
 struct wp_pkt {
-	uint8_t buf[20 + 8 + 64 + 4096 + WP_ICRC];
+	uint8_t buf[20 + 8 + WP_MAX_IB + WP_ICRC];
 	size_t ib_len;		/* bytes from the BTH on, ICRC excluded */
 };
 
@@ -156,8 +170,10 @@ static WP_MAYBE_UNUSED void wp_deth(struct wp_pkt *p, uint32_t qkey,
 /*
  * Write the IPv4 and UDP headers in front of the IB part and the ICRC
  * (right, or deliberately wrong) behind it.  @cut shortens the UDP
- * datagram by that many bytes (the ICRC first).  Return the datagram's
- * UDP payload length.
+ * datagram by that many bytes (the ICRC first).  When the IB part is
+ * shorter than a BTH, the ICRC is computed as if it were one (a receiver
+ * rejects the length before it looks at the ICRC).  Return the
+ * datagram's UDP payload length.
  */
 static WP_MAYBE_UNUSED size_t wp_finish(struct wp_pkt *p, struct in_addr src,
 			struct in_addr dst, uint16_t sport, uint16_t ip_id,
@@ -187,7 +203,8 @@ static WP_MAYBE_UNUSED size_t wp_finish(struct wp_pkt *p, struct in_addr src,
 	udp[5] = udp_len & 0xff;
 	udp[6] = udp[7] = 0;		/* no UDP checksum, as RoCEv2 sends */
 
-	icrc = wp_icrc(p->buf, 20 + 8 + p->ib_len);
+	icrc = wp_icrc(p->buf, 20 + 8 +
+		       (p->ib_len < WP_BTH ? WP_BTH : p->ib_len));
 	if (!good_icrc)
 		icrc ^= 0x5a5a5a5a;
 	memcpy(wp_ib(p) + p->ib_len, &icrc, WP_ICRC);	/* little endian */
