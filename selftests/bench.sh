@@ -35,7 +35,11 @@
 # (default 120 s).  Absolute numbers under TCG mean little; ratios do.
 # BENCH_ROWS (an extended regex, default all) keeps the matrix rows whose
 # name matches it, "loss" the loss rows and "zero_copy" the zero-copy
-# ones: to look into one row with more rounds.
+# ones: to look into one row with more rounds.  BENCH_DIAG=1 writes, next
+# to every run's perftest logs, the port counters that run moved
+# (<log>.counters: device.counter +delta, both drivers' devices), and
+# prints the nonzero transport events (retransmits, timeouts, NAKs,
+# drops) after its result.
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
@@ -115,16 +119,36 @@ run_len() {
 	fi
 }
 
+# Every RDMA device's port 1 counters, one "device.counter value" a line
+# (BENCH_DIAG).
+counters_snap() {
+	[[ ${BENCH_DIAG:-0} == 1 ]] || return 0
+	grep . /sys/class/infiniband/*/ports/1/hw_counters/* 2>/dev/null |
+		sed 's|^/sys/class/infiniband/||; s|/ports/1/hw_counters/|.|; s|:| |'
+}
+
+# counters_diff BEFORE AFTER LOG: the counters that moved into LOG, and
+# the transport events among them on stdout.
+counters_diff() {
+	[[ ${BENCH_DIAG:-0} == 1 ]] || return 0
+	awk 'NR == FNR { v[$1] = $2; next }
+	     $2 != v[$1] { printf "%s +%d\n", $1, $2 - v[$1] }' \
+		<(echo "$1") <(echo "$2") >"$3.counters"
+	grep -E 'retr|timeout|nak|seq_err|rnr|drop|err' "$3.counters" |
+		tr '\n' ' ' | sed 's/^./         events: &/; s/ $/\n/'
+}
+
 # perf_run LABEL ROW SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SRV_IP
 perf_run() {
 	local label=$1 row=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 sip=$9
-	local name tool size iters kind srv rc=0 log args v
+	local name tool size iters kind srv rc=0 log args v c0
 
 	read -r name tool size iters kind <<<"$row"
 	PORT=$((PORT + 1))
 	log=$LOGS/$label-$name-$ROUND
 	read -r -a args <<<"$(run_len "$iters")"
 	args+=(-s "$size" -p "$PORT" -F)
+	c0=$(counters_snap)
 
 	in_ns "$sns" "${PIN_SERVER[@]}" timeout "$TMO" "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
 		>"$log.server" 2>&1 &
@@ -144,6 +168,7 @@ perf_run() {
 		printf '  %-6s %-16s failed (exit %s), see %s\n' "$label" "$name" "$rc" "$log.client"
 		tail -n 5 "$log.client" | sed 's/^/         | /'
 	fi
+	counters_diff "$c0" "$(counters_snap)" "$log"
 }
 
 # The netdev both drivers take in turn: one end of a veth pair, both ends
