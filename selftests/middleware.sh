@@ -10,7 +10,7 @@
 #  - libfabric's verbs provider: fi_info sees the devices, fi_pingpong
 #    -p verbs -e msg.
 # UCX, libfabric's reliable datagrams (ofi_rxm over verbs) and Open MPI are
-# in middleware_mpi.sh: they fail over vrnic today (a known failure).
+# in middleware_mpi.sh.
 # Each tool must also report that it really used the vrnic device.
 
 # shellcheck source=selftests/lib/ktap.sh
