@@ -9,11 +9,12 @@
  * hardware and act on them themselves, for all traffic, not only vrnic's),
  * and what it can stop is its own requester.  So, as docs/cc.md says:
  *  - a PFC frame for priority N, if the device's pfc_en has bit N, stops
- *    new request packets (first transmissions and retransmissions) of
- *    every QP of this device whose packets go out with priority N, for the
- *    time the frame's quanta give at the link's speed; XON (quanta 0)
- *    resumes them.  ACKs, READ responses and CNPs are not held, and
- *    packets already queued below vrnic (qdisc, driver) still go out;
+ *    new request packets (first transmissions and retransmissions) and
+ *    READ responses of every QP of this device whose packets go out with
+ *    priority N, for the time the frame's quanta give at the link's
+ *    speed; XON (quanta 0) resumes them.  ACKs, NAKs and CNPs are not
+ *    held, and packets already queued below vrnic (qdisc, driver) still
+ *    go out;
  *  - an 802.3x PAUSE frame does the same for every priority, and only when
  *    PFC is off (pfc_en 0): with PFC on, a port ignores link-level pause;
  *  - storm guard: a priority is never kept paused without a break for
