@@ -174,8 +174,9 @@ suite_report() {
 		PASSED=-1
 		return 1
 	fi
-	[[ -d ${RESULTS:-}/tests/verbs_pyverbs ]] &&
-		cp "$log" "$RESULTS/tests/verbs_pyverbs/pyverbs-$name.log"
+	# The runner's directory for this file (guest.sh: named after it).
+	[[ -d ${RESULTS:-}/tests/verbs_pyverbs.sh ]] &&
+		cp "$log" "$RESULTS/tests/verbs_pyverbs.sh/pyverbs-$name.log"
 	read -r run pass fail err skip <<<"$c"
 	PASSED=$pass
 	ktap_comment "$name ($dev): run $run pass $pass fail $fail error $err skip $skip ($((SECONDS - t0)) s)"
