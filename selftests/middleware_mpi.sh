@@ -19,7 +19,7 @@
 #    that checks every byte: with pml ucx (UCX as above) and with pml cm +
 #    mtl ofi ("verbs;ofi_rxm").
 # The port counters are printed at the end.
-# What works (qperf, libfabric msg endpoints) is in middleware.sh.
+# qperf and libfabric's msg endpoints are in middleware.sh.
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"

@@ -24,7 +24,8 @@
  * floor is 16 objects a phase).  The debug kernel's kmemleak and KASAN look at
  * the same run.
  *
- * Scale: STRESS_CYCLES cycles per thread in total (default
+ * Scale: STRESS_CYCLES cycles in total, shared out among the threads and
+ * the three phases, each thread's phase rounded up (default
  * 100 * VRNIC_STRESS_SCALE: 100 in make check, 10^4 in make check-debug).
  *
  * VRNIC_TIMEOUT=600
