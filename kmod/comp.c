@@ -444,8 +444,10 @@ out:
 		xp->rnr_left = qp->attr.rnr_retry;
 		/* The path works: a later timeout probes again. */
 		xp->sel_timeout = false;
+		xp->loss_probed = false;
 		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
 					  VRNIC_PSN_MASK);
+		vrnic_req_rtt_sample(qp);
 		if (vrnic_req_in_flight(xp))
 			vrnic_req_arm_timer(qp);
 		else

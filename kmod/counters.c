@@ -75,6 +75,7 @@ static const struct rdma_stat_desc vrnic_stat_descs[VRNIC_NUM_COUNTERS] = {
 	/* by the name of the ConnectX (mlx5) hw-stat */
 	[VRNIC_CNT_IMPLIED_NAK_SEQ_ERR].name	= "implied_nak_seq_err",
 	[VRNIC_CNT_DROP_NO_MEMORY].name		= "drop_no_memory",
+	[VRNIC_CNT_LOSS_PROBES].name		= "loss_probes",
 };
 
 #define VRNIC_QP_CNT(n, p)	{ .name = (n), .port = (p) }

@@ -29,6 +29,11 @@
 #define VRNIC_MIN_INFLIGHT	8
 /* Ask for an ACK at least every this many packets. */
 #define VRNIC_ACKREQ_EVERY	32
+/*
+ * Packets past a gap a peer must have kept, as one selective resend's ACK
+ * shows, before loss probes go to it (vrnic_req_sel_ack()).
+ */
+#define VRNIC_KEEPS_EVIDENCE	4
 
 static bool vrnic_req_started(struct vrnic_qp *qp, u32 idx)
 {
@@ -75,6 +80,8 @@ unsigned long vrnic_ack_timeout_jiffies(u8 timeout)
  * sets it again for the deadline if that has not passed.  Called with
  * @sq_lock held: see the lifetime rule in transport.h.
  */
+static void vrnic_req_probe_arm(struct vrnic_qp *qp);
+
 void vrnic_req_arm_timer(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
@@ -87,6 +94,7 @@ void vrnic_req_arm_timer(struct vrnic_qp *qp)
 	if (!timer_pending(&xp->retrans_timer) ||
 	    time_after(READ_ONCE(xp->retrans_timer.expires), due))
 		mod_timer(&xp->retrans_timer, due);
+	vrnic_req_probe_arm(qp);
 }
 
 /*
@@ -96,6 +104,79 @@ void vrnic_req_arm_timer(struct vrnic_qp *qp)
 void vrnic_req_disarm_timer(struct vrnic_qp *qp)
 {
 	qp->xport.retrans_armed = false;
+}
+
+/*
+ * Loss probe, as TCP's tail loss probe (RFC 8985 7).  A packet that asks
+ * for an ACK and is lost with nothing sent after it -- the window's last,
+ * the stream's, or a selective resend lost again -- leaves the responder
+ * nothing to NAK, and the QP would sit out the ACK timeout (67 ms at
+ * perftest's timeout 14, about a second at rdma_cm's 18) with its window
+ * open: under 2% random loss, most of a run's time (docs/performance.md).
+ * So a QP that knows its round trip resends one packet, alone and asking
+ * for its ACK, when the ACK of its last AckReq has not come 2 x SRTT
+ * (and a jiffy) after it: the selective resend still unanswered, or else
+ * the newest packet.  A standard retransmission: the responder answers
+ * with an ACK, or a sequence NAK of what it misses, handled as any.  It
+ * uses up no retry, counts in loss_probes (not timeouts), comes once per
+ * progress, and leaves the ACK timeout and that timeout's own probe
+ * (vrnic_req_retrans_timer()) as they were.
+ *
+ * Only towards a peer that has shown it keeps packets past a gap
+ * (@peer_keeps, vrnic_req_sel_ack()), where the one packet repairs the
+ * loss.  A go-back-N responder (rdma_rxe, RoCE NICs) repairs nothing with
+ * it that the timeout would not, and with probes towards rdma_rxe,
+ * dp_netem_rxe.sh hung in some runs, for reasons not found
+ * (docs/performance.md, "`-q 4` again").
+ *
+ * The round trip is sampled from an AckReq to the ACK that covers it,
+ * from first sends only (Karn's rule), and smoothed as RFC 6298's SRTT
+ * (gain 1/8).
+ */
+
+/* An ACK moved comp_psn: time the AckReq it covers.  @sq_lock held. */
+void vrnic_req_rtt_sample(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	u64 us;
+
+	if (!xp->ackreq_ns || vrnic_psn_cmp(xp->comp_psn, xp->ackreq_psn) <= 0)
+		return;
+	us = div_u64(ktime_get_ns() - xp->ackreq_ns, NSEC_PER_USEC);
+	us = clamp_t(u64, us, 1, U32_MAX / 8);
+	xp->ackreq_ns = 0;
+	xp->srtt_us = xp->srtt_us ? (u32)((7 * (u64)xp->srtt_us + us) / 8) :
+		      (u32)us;
+}
+
+static bool vrnic_req_may_probe(struct vrnic_qp *qp);
+
+/* Is a loss probe due, and when (@when)?  @sq_lock held. */
+static bool vrnic_req_probe_due(struct vrnic_qp *qp, unsigned long *when)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	if (!xp->peer_keeps || !xp->srtt_us || xp->loss_probed ||
+	    xp->sel_pending || !xp->retrans_armed ||
+	    vrnic_psn_cmp(xp->ackreq_psn, xp->comp_psn) < 0 ||
+	    !vrnic_req_may_probe(qp))
+		return false;
+	*when = xp->ackreq_jiffies +
+		max(usecs_to_jiffies(2 * xp->srtt_us) + 1, 2UL);
+	return true;
+}
+
+/* Have the timer fire for a loss probe due before it.  @sq_lock held. */
+static void vrnic_req_probe_arm(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+	unsigned long when;
+
+	if (xp->stopped || !vrnic_req_probe_due(qp, &when))
+		return;
+	if (!timer_pending(&xp->retrans_timer) ||
+	    time_after(READ_ONCE(xp->retrans_timer.expires), when))
+		mod_timer(&xp->retrans_timer, when);
 }
 
 /*
@@ -382,6 +463,9 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 			xp->noack_pkts = 0;
 			xp->ackreq_jiffies = jiffies;
 			xp->ackreq_psn = psn;
+			/* Karn: an ACK after a resend answers either copy. */
+			xp->ackreq_ns = vrnic_psn_cmp(psn, xp->max_psn) >= 0 ?
+					ktime_get_ns() : 0;
 		}
 	}
 	se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
@@ -658,9 +742,12 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 			vrnic_comp_retire(qp);
 	}
 
-	if (rc && vrnic_req_in_flight(xp) &&
-	    !xp->retrans_armed)
-		vrnic_req_arm_timer(qp);
+	if (rc && vrnic_req_in_flight(xp)) {
+		if (!xp->retrans_armed)
+			vrnic_req_arm_timer(qp);
+		else
+			vrnic_req_probe_arm(qp);	/* an AckReq went out */
+	}
 	return more;
 }
 
@@ -938,6 +1025,11 @@ void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 	xp->sel_pending = false;
 	xp->sel_active = false;
 	xp->peer_gbn = false;
+	/* and what the loss probe knew of it */
+	xp->peer_keeps = false;
+	xp->loss_probed = false;
+	xp->srtt_us = 0;
+	xp->ackreq_ns = 0;
 }
 
 /**
@@ -1005,6 +1097,7 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	vrnic_req_seek(qp, psn);
 	xp->rewind_psn = psn;
 	xp->noack_pkts = 0;
+	xp->ackreq_ns = 0;
 	/* The resend asks afresh: the ACKs asked for may never come. */
 	xp->ackreq_psn = vrnic_psn_add(xp->comp_psn, VRNIC_PSN_MASK);
 	xp->sel_pending = false;
@@ -1094,10 +1187,21 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 		return;
 	xp->sel_active = false;
 	xp->sel_pending = false;
-	if (vrnic_psn_cmp(next, xp->sel_high) >= 0)
+	if (vrnic_psn_cmp(next, xp->sel_high) >= 0) {
+		/*
+		 * It kept what followed the gap.  More than a few packets:
+		 * a go-back-N responder can take a packet sent after the
+		 * gap only from a reordered or duplicated straggler.
+		 */
+		if (((xp->sel_high - xp->sel_psn) & VRNIC_PSN_MASK) >
+		    VRNIC_KEEPS_EVIDENCE)
+			xp->peer_keeps = true;
 		return;
-	if (psn == xp->sel_psn)
+	}
+	if (psn == xp->sel_psn) {
 		xp->peer_gbn = true;
+		xp->peer_keeps = false;
+	}
 	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
 		     psn, xp->sel_psn, xp->sel_high,
 		     xp->peer_gbn ? ", peer keeps nothing" : "");
@@ -1185,7 +1289,7 @@ static bool vrnic_req_may_probe(struct vrnic_qp *qp)
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted;
+	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted, srtt;
 	bool sel, rnr, retrans, waiting, armed;
 	u64 wait_ns;
 
@@ -1194,6 +1298,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	comp_psn = xp->comp_psn;
 	max_psn = xp->max_psn;
 	window = xp->window;
+	srtt = xp->srtt_us;
 	send_off = xp->send_off;
 	sq_posted = vrnic_sq_posted(qp);
 	sel = xp->sel_pending;
@@ -1206,6 +1311,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", comp_psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "max_psn", max_psn) ||
 	    rdma_nl_put_driver_u32(msg, "window", window) ||
+	    rdma_nl_put_driver_u32(msg, "srtt_us", srtt) ||
 	    rdma_nl_put_driver_u32(msg, "sq_posted", sq_posted) ||
 	    rdma_nl_put_driver_u32(msg, "send_off", send_off) ||
 	    rdma_nl_put_driver_u32(msg, "resend_pending", sel) ||
@@ -1216,6 +1322,22 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "pacer_timer", armed))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/* Send the loss probe (see vrnic_req_probe_due()).  @sq_lock held. */
+static void vrnic_req_loss_probe(struct vrnic_qp *qp)
+{
+	struct vrnic_qp_xport *xp = &qp->xport;
+
+	xp->loss_probed = true;
+	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_LOSS_PROBES);
+	vrnic_qp_dbg(qp, "loss probe: comp_psn %#x max_psn %#x srtt %u us\n",
+		     xp->comp_psn, xp->max_psn, xp->srtt_us);
+	if (xp->sel_active)
+		xp->sel_pending = true;	/* the resend again, as it was */
+	else
+		vrnic_req_resend_alone(xp, vrnic_psn_add(xp->max_psn,
+							 VRNIC_PSN_MASK), false);
 }
 
 void vrnic_req_retrans_timer(struct timer_list *t)
@@ -1231,7 +1353,20 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 		goto out;
 	/* ACKs came since it was set: see vrnic_req_arm_timer(). */
 	if (time_before(jiffies, xp->retrans_due)) {
-		mod_timer(&xp->retrans_timer, xp->retrans_due);
+		unsigned long expires = xp->retrans_due, when;
+
+		/* Or set for a loss probe: now, or due before the deadline. */
+		if (vrnic_req_probe_due(qp, &when) &&
+		    !vrnic_cc_pfc_holding(qp)) {
+			if (!time_before(jiffies, when)) {
+				mod_timer(&xp->retrans_timer, expires);
+				vrnic_req_loss_probe(qp);
+				goto kick;
+			}
+			if (time_before(when, expires))
+				expires = when;
+		}
+		mod_timer(&xp->retrans_timer, expires);
 		goto out;
 	}
 	/* Expired: what is sent from now on arms it again. */

@@ -213,6 +213,10 @@ struct vrnic_qp_xport {
 	bool sel_active;		/*  its answer not seen yet */
 	bool sel_timeout;		/*  the retransmit timer's probe */
 	bool peer_gbn;			/* the peer keeps nothing past a gap */
+	bool peer_keeps;		/* it keeps them: see "Loss probe" */
+	bool loss_probed;		/* a loss probe since the last progress */
+	u32 srtt_us;			/* smoothed round trip, 0: unknown */
+	u64 ackreq_ns;			/* ackreq_psn's first send, 0: none */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */
@@ -404,6 +408,7 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn);
 void vrnic_req_window_grow(struct vrnic_qp *qp, u32 acked);
 void vrnic_req_window_cut(struct vrnic_qp *qp);
 void vrnic_req_arm_timer(struct vrnic_qp *qp);
+void vrnic_req_rtt_sample(struct vrnic_qp *qp);
 void vrnic_req_disarm_timer(struct vrnic_qp *qp);
 unsigned long vrnic_ack_timeout_jiffies(u8 timeout);
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp);

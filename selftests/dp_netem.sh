@@ -15,7 +15,11 @@
 # go-back-N drop), and lost READ responses must have made the requester
 # go back by itself (implied_nak_seq_err), and ACKs later than the ACK
 # timeout (netem delay 40ms, no loss) must cost about one resent packet
-# per timeout, not a go-back-N; without netem, READ responses and
+# per timeout, not a go-back-N; lost last packets of a burst (netem loss
+# 2%, 64 KiB WRITEs) must mostly be repaired by loss probes, not
+# timeouts, and towards another driver no loss probe may go (the probe
+# waits for a peer that keeps packets past a gap); without netem, READ
+# responses and
 # requests that outrun the receiver's backlog must be held back, not
 # lost (no READ timeout or resend; no go-back-N for requests).  ibv_rc_pingpong ends without a closing
 # handshake: a run whose client finished and whose server did not is run
@@ -35,7 +39,7 @@ DP_RANDOM=${DP_RANDOM:-$DP_REPO/build/selftests/dp_random}
 DP_NETEM_PEER=${DP_NETEM_PEER:-$DP_LINK_TYPE}
 DP_NETEM_ITERS=${DP_NETEM_ITERS:-50}
 
-dp_require ibv_rc_pingpong ib_write_bw ib_read_bw tc ss
+dp_require ibv_rc_pingpong ib_write_bw ib_read_bw ib_write_lat tc ss
 trap dp_cleanup EXIT
 dp_begin
 modprobe sch_netem 2>/dev/null
@@ -73,6 +77,7 @@ counter_sum() {
 }
 malformed0=$(counter_sum drop_malformed)
 implied0=$(counter_sum implied_nak_seq_err)
+probes0=$(counter_sum loss_probes)
 
 random_lossy() {
 	if [[ -x $DP_RANDOM ]]; then
@@ -116,6 +121,28 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	implied=$(($(counter_sum implied_nak_seq_err) - implied0))
 	dp_report lost_read_responses_implied_nak "$((implied == 0))" \
 		"implied_nak_seq_err did not move"
+
+	# A packet lost with nothing sent after it (a burst's last, a
+	# resend lost again, or the ACK it asked for) leaves nothing to
+	# NAK.  Once the first selective resend has shown that the peer
+	# keeps packets past a gap, the requester resends one packet 2 x
+	# SRTT after such an AckReq (kmod/req.c, "Loss probe") instead of
+	# waiting out the ACK timeout (67 ms here).  Without probes, 300
+	# 16 KiB round trips timed out 28-34 times; with them, 300 of 64 KiB
+	# (16 packets, enough for the first selective resend to show what
+	# the peer keeps) sent 32 probes and timed out 11 times.
+	for h in A B; do
+		dp_in "$h" tc qdisc change dev "${DP_IF[$h]}" root netem loss 2%
+	done
+	timeouts0=$(counter_sum timeouts)
+	p0=$(counter_sum loss_probes)
+	DP_PORT=19690 perf ib_write_lat_loss_probes ib_write_lat "-s 65536 -n 300" B A
+	timeouts=$(($(counter_sum timeouts) - timeouts0))
+	probes=$(($(counter_sum loss_probes) - p0))
+	ktap_comment "2% loss each way: $probes loss probes, $timeouts timeouts"
+	dp_report tail_losses_probed "$((probes == 0))" "no loss probe"
+	dp_report tail_losses_rarely_time_out "$((timeouts >= probes))" \
+		"$timeouts timeouts for $probes loss probes"
 
 	# Late ACKs are not lost packets.  With 40 ms each way and no loss,
 	# every 16-packet message of ibv_rc_pingpong (whose QPs time out
@@ -185,6 +212,11 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	dp_report write_requests_refused_are_not_lost \
 		"$((resent - timeouts > refused / 4))" \
 		"$resent resent, $timeouts of them timeouts' probes, for $refused refused"
+else
+	# A go-back-N peer keeps nothing past a gap: no loss probe goes to it.
+	probes=$(($(counter_sum loss_probes) - probes0))
+	dp_report no_loss_probe_to_a_go_back_n_peer "$probes" \
+		"$probes loss probes sent"
 fi
 
 ktap_finish
