@@ -122,6 +122,10 @@ void vrnic_req_disarm_timer(struct vrnic_qp *qp)
  * progress, and leaves the ACK timeout and that timeout's own probe
  * (vrnic_req_retrans_timer()) as they were.
  *
+ * Not where a loss means congestion (vrnic_cc_loss_is_congestion(): no
+ * ECN on the QP's priority, or DCQCN limiting): there the window is cut
+ * and the timeout waited for, as before.
+ *
  * Only towards a peer that has shown it keeps packets past a gap
  * (@peer_keeps, vrnic_req_sel_ack()), where the one packet repairs the
  * loss.  A go-back-N responder (rdma_rxe, RoCE NICs) repairs nothing with
@@ -158,6 +162,7 @@ static bool vrnic_req_probe_due(struct vrnic_qp *qp, unsigned long *when)
 
 	if (!xp->peer_keeps || !xp->srtt_us || xp->loss_probed ||
 	    xp->sel_pending || !xp->retrans_armed ||
+	    vrnic_cc_loss_is_congestion(qp) ||
 	    vrnic_psn_cmp(xp->ackreq_psn, xp->comp_psn) < 0 ||
 	    !vrnic_req_may_probe(qp))
 		return false;
