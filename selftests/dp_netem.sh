@@ -75,6 +75,23 @@ before=$(retx)
 counter_sum() {
 	echo $(($(dp_counter "${DP_DEV[A]}" "$1") + $(dp_counter "${DP_DEV[B]}" "$1")))
 }
+# counter_deltas NAME... -- CMD...: run CMD; DELTA[NAME] is then what it
+# moved NAME by, both devices together.
+declare -A DELTA
+counter_deltas() {
+	local -A start
+	local name
+
+	while [[ $1 != -- ]]; do
+		start[$1]=$(counter_sum "$1")
+		shift
+	done
+	shift
+	"$@"
+	for name in "${!start[@]}"; do
+		DELTA[$name]=$(($(counter_sum "$name") - start[$name]))
+	done
+}
 # netem_both ARGS...: the netem on both veth ends does ARGS from now on.
 netem_both() {
 	local h
@@ -140,11 +157,9 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	# peer keeps.  The module without probes timed out 39 and 56 times
 	# here; with them, 28-33 probes and 4-14 timeouts.
 	netem_both loss 2%
-	timeouts0=$(counter_sum timeouts)
-	p0=$(counter_sum loss_probes)
-	DP_PORT=19690 perf ib_write_lat_loss_probes ib_write_lat "-s 65536 -n 300" B A
-	timeouts=$(($(counter_sum timeouts) - timeouts0))
-	probes=$(($(counter_sum loss_probes) - p0))
+	DP_PORT=19690 counter_deltas timeouts loss_probes -- \
+		perf ib_write_lat_loss_probes ib_write_lat "-s 65536 -n 300" B A
+	timeouts=${DELTA[timeouts]} probes=${DELTA[loss_probes]}
 	ktap_comment "2% loss each way: $probes loss probes, $timeouts timeouts"
 	dp_report tail_losses_probed "$((probes == 0))" "no loss probe"
 	dp_report tail_losses_rarely_time_out "$((timeouts >= probes))" \
@@ -157,11 +172,9 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	# (go-back-N resent 8 or more per timeout).  At most 2 per timeout:
 	# a TCG stall that holds an ACK past a second timeout goes back N.
 	netem_both delay 40ms
-	timeouts0=$(counter_sum timeouts)
-	dups0=$(counter_sum duplicate_requests)
-	DP_PORT=19700 pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
-	timeouts=$(($(counter_sum timeouts) - timeouts0))
-	dups=$(($(counter_sum duplicate_requests) - dups0))
+	DP_PORT=19700 counter_deltas timeouts duplicate_requests -- \
+		pingpong rc_pingpong_late_acks ibv_rc_pingpong "-s 16384 -m 1024 -n 10" B A
+	timeouts=${DELTA[timeouts]} dups=${DELTA[duplicate_requests]}
 	ktap_comment "late ACKs: $timeouts timeouts, $dups duplicate requests"
 	dp_report late_acks_time_out "$((timeouts < 5))" \
 		"only $timeouts timeouts: the delay did not outlast the ACK timeout"
@@ -186,14 +199,10 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	# refused (tx_errors), timeouts and resent (retransmits) to what
 	# the run moved on both devices.
 	unpaced_run() {
-		local t0 r0 f0
-
-		t0=$(counter_sum timeouts) r0=$(counter_sum retransmits)
-		f0=$(counter_sum tx_errors)
-		DP_PORT=$1 perf "$2" "$3" "$4" A B
-		timeouts=$(($(counter_sum timeouts) - t0))
-		resent=$(($(counter_sum retransmits) - r0))
-		refused=$(($(counter_sum tx_errors) - f0))
+		DP_PORT=$1 counter_deltas timeouts retransmits tx_errors -- \
+			perf "$2" "$3" "$4" A B
+		timeouts=${DELTA[timeouts]} resent=${DELTA[retransmits]}
+		refused=${DELTA[tx_errors]}
 	}
 	# The debug kernel is some twenty times slower: an ACK may take
 	# longer than 1 s there without anything lost (43 timeouts for 114
