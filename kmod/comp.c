@@ -388,6 +388,12 @@ static bool vrnic_comp_one(struct vrnic_qp *qp, struct vrnic_pkt *pkt,
 				/* A duplicated NAK must not restart the resend. */
 				if (xp->rewind_psn == psn)
 					return false;
+				/*
+				 * An answer to a loss probe, maybe: the
+				 * resend it asks for may be probed in turn.
+				 */
+				if (xp->comp_psn != old_comp)
+					xp->loss_probed = false;
 				vrnic_req_seq_nak(qp, psn);
 				return true;
 			}

@@ -1400,9 +1400,13 @@ void vrnic_req_retrans_timer(struct timer_list *t)
 		 * lost, or only that packet), or a sequence NAK for the
 		 * first PSN the responder misses, handled as any NAK.  It
 		 * uses up no retry: the go-back-N after it does.
+		 * A selective resend still unanswered is sent again instead:
+		 * the responder already NAKed that PSN, and a NAK of it
+		 * again would be taken for a copy (comp.c).
 		 */
-		vrnic_req_resend_alone(xp, vrnic_psn_add(xp->max_psn,
-							 VRNIC_PSN_MASK), true);
+		vrnic_req_resend_alone(xp, xp->sel_active ? xp->sel_psn :
+				       vrnic_psn_add(xp->max_psn,
+						     VRNIC_PSN_MASK), true);
 		goto kick;
 	}
 	if (qp->attr.timeout && !xp->retry_left) {

@@ -656,11 +656,24 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_DUP_REQUESTS);
 
 	if (pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE | VRNIC_M_ATOMIC_WRITE)) {
-		/* Already executed: acknowledge everything up to now. */
-		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
-		    vrnic_psn_add(pkt->psn, 1) == xp->epsn)
+		/*
+		 * Already executed: acknowledge everything up to now.  While
+		 * requests are held past a gap, a copy that asks for an ACK
+		 * gets the gap's sequence NAK again, which acknowledges as
+		 * much: the requester resent it because it is still waiting,
+		 * so the first NAK was lost, and an ACK alone would leave the
+		 * gap to its timeout (or tell vrnic's requester that nothing
+		 * past it was kept: vrnic_req_sel_ack()).
+		 */
+		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) &&
+		    !skb_queue_empty(&xp->ooo)) {
+			xp->nak_sent = false;
+			vrnic_resp_seq_nak(qp);
+		} else if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
+			   vrnic_psn_add(pkt->psn, 1) == xp->epsn) {
 			vrnic_send_ack(qp, VRNIC_SYN_PLAIN_ACK,
 				       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
+		}
 		return;
 	}
 
@@ -814,8 +827,12 @@ static bool vrnic_resp_hold_charge(struct vrnic_qp *qp, struct sk_buff *skb)
 	return true;
 }
 
-/* Keep @skb (a request ahead of epsn).  Return false if it cannot be. */
-static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb)
+/*
+ * Keep @skb (a request ahead of epsn).  Return false if it cannot be.
+ * @again: set if it repeats one held already (the requester resent it).
+ */
+static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb,
+				bool *again)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
@@ -829,8 +846,10 @@ static bool vrnic_resp_ooo_hold(struct vrnic_qp *qp, struct sk_buff *skb)
 	/* Usually the newest: walk from the tail. */
 	skb_queue_reverse_walk(&xp->ooo, pos) {
 		cmp = vrnic_psn_cmp(pkt->psn, vrnic_pkt(pos)->psn);
-		if (cmp == 0)
-			return true;	/* a duplicate of one we hold */
+		if (cmp == 0) {
+			*again = true;	/* a duplicate of one we hold */
+			return true;
+		}
 		if (cmp > 0)
 			break;
 	}
@@ -918,6 +937,7 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 	u32 kind = pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE |
 				VRNIC_M_READ | VRNIC_M_ATOMIC |
 				VRNIC_M_ATOMIC_WRITE);
+	bool ackreq = bth_ackreq((struct vrnic_bth *)pkt->hdr), again = false;
 	int cmp = vrnic_psn_cmp(pkt->psn, xp->epsn);
 	int res;
 
@@ -928,10 +948,21 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		 * VRNIC_OOO_NAK_AFTER packets or this one asks for an ACK
 		 * (the requester is waiting: the stream has paused).
 		 */
-		if (vrnic_resp_ooo_hold(qp, skb) &&
-		    skb_queue_len(&xp->ooo) < VRNIC_OOO_NAK_AFTER &&
-		    !bth_ackreq((struct vrnic_bth *)pkt->hdr))
+		if (vrnic_resp_ooo_hold(qp, skb, &again) &&
+		    skb_queue_len(&xp->ooo) < VRNIC_OOO_NAK_AFTER && !ackreq)
 			return;
+		/*
+		 * One NAK per gap, not one per packet past it.  But a packet
+		 * past the gap sent again and asking for an ACK (a loss probe,
+		 * a timeout's probe) means the requester is still waiting:
+		 * the NAK was lost, or crossed the resend.  Without a second
+		 * one the gap would stay open until a second timeout made the
+		 * requester go back N.  Answering it is the sequence NAK any
+		 * requester knows; vrnic's ignores a copy of one it has
+		 * (comp.c).
+		 */
+		if (again && ackreq)
+			xp->nak_sent = false;
 		if (!xp->nak_sent)
 			vrnic_qp_dbg(qp, "psn %#x, expected %#x: seq NAK\n",
 				     pkt->psn, xp->epsn);
@@ -985,7 +1016,7 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		xp->cur_kind = kind;
 		if (pkt->mask & VRNIC_M_LAST)
 			xp->msn++;
-		if (bth_ackreq((struct vrnic_bth *)pkt->hdr))
+		if (ackreq)
 			vrnic_resp_ack_owed(qp, pkt->psn);
 		return;
 	}

@@ -48,6 +48,13 @@
  *    packet of a WRITE (a selective resend repairs it).  On an
  *    ECN-capable priority with no mark, the send window stays whole (a
  *    random loss, docs/cc.md); after a CNP, and with ECN off, it halves.
+ *  - lost_sequence_nak_is_sent_again: a peer sends a 4-packet SEND with
+ *    the second packet missing and AckReq on the last: the responder
+ *    NAKs the gap (PSN sequence error).  The peer acts as if that NAK
+ *    was lost and resends the last packet, then the first: each gets
+ *    the NAK again (the responder sends one NAK per gap, but a resend
+ *    that asks for an ACK shows the first did not arrive).  The missing
+ *    packet then completes the receive with one ACK of all four.
  *
  * Environment: none; the test builds its own veth pair, namespace and
  * devices (lib/dp_verbs.h).
@@ -62,7 +69,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -937,6 +946,165 @@ TEST_F_TIMEOUT(wire_hostile, random_loss_keeps_the_window_under_ecn, 120)
 	EXPECT_EQ(WH_WIN_FULL / 2, w)
 		TH_LOG("without ECN a loss must halve the window");
 	ASSERT_EQ(0, wh_ecn(self->d.name, "0,1,2,3,4,5,6,7"));
+}
+
+/* ---- a lost sequence NAK ---- */
+
+#define WH_RC_SEND_FIRST	0x00
+#define WH_RC_SEND_MIDDLE	0x01
+#define WH_RC_SEND_LAST		0x02
+#define WH_NAK_STEPS		4
+
+struct wh_nak_peer {
+	struct in_addr src, dst;
+	uint32_t qpn;
+	int rx;			/* raw UDP socket in the peer's namespace */
+	/* what each step got back: BTH opcode, AETH syndrome, PSN */
+	int got_op[WH_NAK_STEPS], got_syn[WH_NAK_STEPS];
+	uint32_t got_psn[WH_NAK_STEPS];
+};
+
+/*
+ * The next RoCEv2 packet from the device to the peer on the raw socket
+ * (IP header first), its IB part in @ib; or NULL after 2 s.
+ */
+static const uint8_t *wh_nak_recv(struct wh_nak_peer *n, uint8_t *in,
+				  size_t size)
+{
+	struct in_addr from;
+	ssize_t len;
+	size_t ihl;
+
+	for (;;) {
+		len = recv(n->rx, in, size, 0);
+		if (len < 20)
+			return NULL;
+		ihl = (in[0] & 0xf) * 4;
+		memcpy(&from, in + 12, sizeof(from));
+		if ((size_t)len >= ihl + 8 + WP_BTH + 4 &&
+		    from.s_addr == n->dst.s_addr &&
+		    (in[ihl + 2] << 8 | in[ihl + 3]) == WP_ROCE_PORT)
+			return in + ihl + 8;
+	}
+}
+
+/*
+ * Send packet @i (0-3) of a 4-packet SEND from WH_RQ_PSN, asking for an
+ * ACK if @ackreq; then, unless @step is -1, wait for one packet back and
+ * record it in step @step.  0, or -1 if nothing came.
+ */
+static int wh_nak_step(struct wh_nak_peer *n, struct wp_pkt *p, int tx,
+		       int i, bool ackreq, int step)
+{
+	static const uint8_t op[4] = {
+		WH_RC_SEND_FIRST, WH_RC_SEND_MIDDLE, WH_RC_SEND_MIDDLE,
+		WH_RC_SEND_LAST,
+	};
+	uint8_t buf[2048];
+	const uint8_t *in;
+
+	wp_bth(p, op[i], WP_PKEY, n->qpn, WH_RQ_PSN + i);
+	if (ackreq)
+		wp_ib(p)[8] = 0x80;		/* BTH AckReq */
+	wp_fill(p, 1024);
+	if (wp_send_udp(tx, n->src, WH_SPORT, n->dst, p))
+		return -1;
+	if (step < 0)
+		return 0;
+	in = wh_nak_recv(n, buf, sizeof(buf));
+	if (!in)
+		return -1;
+	n->got_op[step] = in[0];
+	n->got_syn[step] = in[WP_BTH];
+	n->got_psn[step] = in[9] << 16 | in[10] << 8 | in[11];
+	return 0;
+}
+
+/* Runs as nobody: 0, or which step got no answer. */
+static int wh_nak_peer_fn(void *arg)
+{
+	struct wh_nak_peer *n = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	int tx, ret = 0;
+
+	tx = wp_udp_socket(n->src, WH_SPORT);
+	if (!p || tx < 0)
+		return 100;
+	/* The first packet; the second is lost; the third is held. */
+	if (wh_nak_step(n, p, tx, 0, false, -1) ||
+	    wh_nak_step(n, p, tx, 2, false, -1))
+		ret = 101;
+	/* The last asks for an ACK: the gap's NAK. */
+	else if (wh_nak_step(n, p, tx, 3, true, 0))
+		ret = 1;
+	/* Say it was lost: the last again, as a loss probe sends it. */
+	else if (wh_nak_step(n, p, tx, 3, true, 1))
+		ret = 2;
+	/* Or the first again, as a timeout's go-back-N would. */
+	else if (wh_nak_step(n, p, tx, 0, true, 2))
+		ret = 3;
+	/* The missing packet, asking too: one ACK of all four. */
+	else if (wh_nak_step(n, p, tx, 1, true, 3))
+		ret = 4;
+	close(tx);
+	free(p);
+	return ret;
+}
+
+TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct wh_nak_peer *n;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int i, ret;
+
+	/* Shared with the child: it fills in what came back. */
+	n = mmap(NULL, sizeof(*n), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, n);
+	cq = ibv_create_cq(self->d.ctx, 4, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	qp = dp_qp_on_cq(&self->d, cq, IBV_QPT_RC, 1, 1, 0);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, wh_peer_rtr(self, qp, IBV_MTU_1024));
+	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
+	n->src = self->peer;
+	n->dst = self->addr;
+	n->qpn = qp->qp_num;
+	/* Raw: the peer's namespace may have a RoCE socket on the port. */
+	n->rx = wp_socket_in(self->ns, AF_INET, SOCK_RAW, IPPROTO_UDP);
+	ASSERT_LE(0, n->rx);
+	ASSERT_EQ(0, setsockopt(n->rx, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				sizeof(tv)));
+
+	ret = wp_run_unprivileged(self->ns, wh_nak_peer_fn, n);
+	EXPECT_EQ(0, ret) TH_LOG("%s %d", ret >= 100 ? "setup failed:" :
+				 "no answer in step", ret >= 100 ? ret : ret - 1);
+	for (i = 0; i < WH_NAK_STEPS; i++)
+		TH_LOG("step %d: opcode %#x syndrome %#x psn %#x", i,
+		       n->got_op[i], n->got_syn[i], n->got_psn[i]);
+	/* Steps 0-2: the sequence NAK for the missing PSN, each time. */
+	for (i = 0; i < 3 && !ret; i++) {
+		EXPECT_EQ(WP_RC_ACK, n->got_op[i]);
+		EXPECT_EQ(WH_AETH_SEQ_NAK, n->got_syn[i]);
+		EXPECT_EQ((uint32_t)WH_RQ_PSN + 1, n->got_psn[i]);
+	}
+	/* Step 3: an ACK (syndrome 000xxxxx) of the last PSN. */
+	if (!ret) {
+		EXPECT_EQ(WP_RC_ACK, n->got_op[3]);
+		EXPECT_EQ(0, n->got_syn[3] & 0xe0);
+		EXPECT_EQ((uint32_t)WH_RQ_PSN + 3, n->got_psn[3]);
+	}
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	EXPECT_EQ(4096u, wc.byte_len);
+
+	close(n->rx);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	munmap(n, sizeof(*n));
 }
 
 int main(int argc, char **argv)
