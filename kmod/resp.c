@@ -182,6 +182,20 @@ static void vrnic_resp_seq_nak(struct vrnic_qp *qp)
 }
 
 /*
+ * The gap's sequence NAK again, for a resent request that asks for an
+ * ACK: the requester is still waiting, so the first NAK was lost (or
+ * crossed the resend).  One NAK per gap holds otherwise; without this
+ * one the gap would stay open until a second timeout made the requester
+ * go back N.  It is the NAK any requester knows, and acknowledges what
+ * an ACK would; vrnic's ignores a copy of one it has (comp.c).
+ */
+static void vrnic_resp_seq_nak_again(struct vrnic_qp *qp)
+{
+	qp->xport.nak_sent = false;
+	vrnic_resp_seq_nak(qp);
+}
+
+/*
  * A request in sequence ran and asked for an ACK.  While requests are
  * held past it (it filled a gap), or an answer is already owed, the ACK
  * waits until they ran: see vrnic_resp_gap_answer().
@@ -656,24 +670,20 @@ static void vrnic_resp_dup(struct vrnic_qp *qp, struct sk_buff *skb)
 	vrnic_counter_inc(vrnic_qp_dev(qp), VRNIC_CNT_DUP_REQUESTS);
 
 	if (pkt->mask & (VRNIC_M_SEND | VRNIC_M_WRITE | VRNIC_M_ATOMIC_WRITE)) {
+		bool ackreq = bth_ackreq((struct vrnic_bth *)pkt->hdr);
+
 		/*
 		 * Already executed: acknowledge everything up to now.  While
-		 * requests are held past a gap, a copy that asks for an ACK
-		 * gets the gap's sequence NAK again, which acknowledges as
-		 * much: the requester resent it because it is still waiting,
-		 * so the first NAK was lost, and an ACK alone would leave the
-		 * gap to its timeout (or tell vrnic's requester that nothing
-		 * past it was kept: vrnic_req_sel_ack()).
+		 * requests are held past a gap, the gap's NAK instead: an ACK
+		 * alone would leave the gap to its timeout (and tell vrnic's
+		 * requester that nothing past it was kept:
+		 * vrnic_req_sel_ack()).
 		 */
-		if (bth_ackreq((struct vrnic_bth *)pkt->hdr) &&
-		    !skb_queue_empty(&xp->ooo)) {
-			xp->nak_sent = false;
-			vrnic_resp_seq_nak(qp);
-		} else if (bth_ackreq((struct vrnic_bth *)pkt->hdr) ||
-			   vrnic_psn_add(pkt->psn, 1) == xp->epsn) {
+		if (ackreq && !skb_queue_empty(&xp->ooo))
+			vrnic_resp_seq_nak_again(qp);
+		else if (ackreq || vrnic_psn_add(pkt->psn, 1) == xp->epsn)
 			vrnic_send_ack(qp, VRNIC_SYN_PLAIN_ACK,
 				       vrnic_psn_add(xp->epsn, VRNIC_PSN_MASK));
-		}
 		return;
 	}
 
@@ -951,18 +961,11 @@ static void vrnic_resp_rc_one(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_resp_ooo_hold(qp, skb, &again) &&
 		    skb_queue_len(&xp->ooo) < VRNIC_OOO_NAK_AFTER && !ackreq)
 			return;
-		/*
-		 * One NAK per gap, not one per packet past it.  But a packet
-		 * past the gap sent again and asking for an ACK (a loss probe,
-		 * a timeout's probe) means the requester is still waiting:
-		 * the NAK was lost, or crossed the resend.  Without a second
-		 * one the gap would stay open until a second timeout made the
-		 * requester go back N.  Answering it is the sequence NAK any
-		 * requester knows; vrnic's ignores a copy of one it has
-		 * (comp.c).
-		 */
-		if (again && ackreq)
-			xp->nak_sent = false;
+		/* A held packet sent again (a loss probe, a timeout's). */
+		if (again && ackreq) {
+			vrnic_resp_seq_nak_again(qp);
+			return;
+		}
 		if (!xp->nak_sent)
 			vrnic_qp_dbg(qp, "psn %#x, expected %#x: seq NAK\n",
 				     pkt->psn, xp->epsn);
