@@ -34,6 +34,14 @@
  * shows, before loss probes go to it (vrnic_req_sel_ack()).
  */
 #define VRNIC_KEEPS_EVIDENCE	4
+/*
+ * Sequence NAKs gone back N at once after a selective resend's ACK said
+ * the peer kept nothing past a gap, before one more selective resend
+ * asks again; doubled each time the answer is the same (see
+ * vrnic_req_sel_ack()).
+ */
+#define VRNIC_GBN_RECHECK_MIN	4
+#define VRNIC_GBN_RECHECK_MAX	64
 
 static bool vrnic_req_started(struct vrnic_qp *qp, u32 idx)
 {
@@ -1029,7 +1037,8 @@ void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 	/* and the selective resend's state (a new peer, maybe) */
 	xp->sel_pending = false;
 	xp->sel_active = false;
-	xp->peer_gbn = false;
+	xp->gbn_naks = 0;
+	xp->gbn_recheck = 0;
 	/* and what the loss probe knew of it */
 	xp->peer_keeps = false;
 	xp->loss_probed = false;
@@ -1124,10 +1133,15 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
  *  - an ACK short of what was sent before the resend: it kept nothing
  *    past that PSN, so go back N from there.  A responder that keeps
  *    nothing past a gap at all (rdma_rxe, RoCE NICs) answers the resent
- *    packet with its own ACK; from then on the QP goes back N at once
- *    (@peer_gbn), so only its first loss costs a round trip more.  A
- *    reordering path can make a vrnic peer look the same; the QP then
- *    simply behaves as go-back-N did.
+ *    packet with its own ACK; the QP then goes back N at once on the
+ *    next @gbn_naks sequence NAKs before it asks again with one more
+ *    selective resend, so such a peer costs a round trip more on one
+ *    loss in VRNIC_GBN_RECHECK_MAX + 1 once the answer has been the same
+ *    a few times.  Asking again matters because one ACK can mislead: a
+ *    reordering path can make a vrnic peer look the same, and a peer
+ *    that could not hold a packet (its budget, docs/wire.md) answers as
+ *    one that keeps nothing.  Taken for good, that left a QP going back
+ *    N on every loss for the rest of its life.
  * A resend lost again ends in the retransmit timer (which probes with
  * the newest packet first, then goes back N: vrnic_req_retrans_timer()).
  */
@@ -1151,7 +1165,10 @@ static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
 void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
-	bool gbn = xp->peer_gbn || xp->req_psn != xp->max_psn;
+	bool gbn = xp->gbn_naks || xp->req_psn != xp->max_psn;
+
+	if (xp->gbn_naks)
+		xp->gbn_naks--;
 
 	/*
 	 * The window: a go-back-N puts a window on the path again, so it is
@@ -1199,17 +1216,23 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 		 * gap only from a reordered or duplicated straggler.
 		 */
 		if (((xp->sel_high - xp->sel_psn) & VRNIC_PSN_MASK) >
-		    VRNIC_KEEPS_EVIDENCE)
+		    VRNIC_KEEPS_EVIDENCE) {
 			xp->peer_keeps = true;
+			xp->gbn_recheck = 0;
+		}
 		return;
 	}
 	if (psn == xp->sel_psn) {
-		xp->peer_gbn = true;
+		/* It seems to keep nothing: ask again later, less often. */
+		xp->gbn_recheck = clamp_t(u32, 2 * xp->gbn_recheck,
+					  VRNIC_GBN_RECHECK_MIN,
+					  VRNIC_GBN_RECHECK_MAX);
+		xp->gbn_naks = xp->gbn_recheck;
 		xp->peer_keeps = false;
 	}
 	vrnic_qp_dbg(qp, "ACK %#x after the resend of %#x: go back (high %#x%s)\n",
 		     psn, xp->sel_psn, xp->sel_high,
-		     xp->peer_gbn ? ", peer keeps nothing" : "");
+		     psn == xp->sel_psn ? ", peer keeps nothing" : "");
 	vrnic_req_window_cut(qp);	/* a go-back-N after all */
 	vrnic_req_rewind(qp, next);
 }
@@ -1288,7 +1311,9 @@ static bool vrnic_req_may_probe(struct vrnic_qp *qp)
  * @qp: an RC or UC QP
  *
  * What a stalled QP waits for: its PSNs and window, whether a resend or
- * an RNR wait is pending, and its timers.
+ * an RNR wait is pending, and its timers; and what it has learnt of its
+ * peer's loss recovery (peer_past_gap: "keeps" is sent loss probes,
+ * "drops" gets go-back-N at once, "unknown" neither yet).
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
@@ -1296,6 +1321,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	struct vrnic_qp_xport *xp = &qp->xport;
 	u32 req_psn, comp_psn, max_psn, window, send_off, sq_posted, srtt;
 	bool sel, rnr, retrans, waiting, armed;
+	const char *past_gap;
 	u64 wait_ns;
 
 	spin_lock_bh(&xp->sq_lock);
@@ -1309,6 +1335,8 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	sel = xp->sel_pending;
 	rnr = xp->rnr_wait;
 	retrans = xp->retrans_armed;
+	past_gap = xp->peer_keeps ? "keeps" : xp->gbn_recheck ? "drops" :
+		   "unknown";
 	vrnic_cc_pacer_state(qp, &wait_ns, &waiting, &armed);
 	spin_unlock_bh(&xp->sq_lock);
 
@@ -1322,6 +1350,7 @@ int vrnic_req_fill_res(struct sk_buff *msg, struct vrnic_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "resend_pending", sel) ||
 	    rdma_nl_put_driver_u32(msg, "rnr_wait", rnr) ||
 	    rdma_nl_put_driver_u32(msg, "retrans_timer", retrans) ||
+	    rdma_nl_put_driver_string(msg, "peer_past_gap", past_gap) ||
 	    rdma_nl_put_driver_u64(msg, "pacer_wait_ns", wait_ns) ||
 	    rdma_nl_put_driver_u32(msg, "pacer_waiting", waiting) ||
 	    rdma_nl_put_driver_u32(msg, "pacer_timer", armed))

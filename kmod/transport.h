@@ -212,7 +212,8 @@ struct vrnic_qp_xport {
 	bool sel_pending;		/*  sel_psn still to be sent */
 	bool sel_active;		/*  its answer not seen yet */
 	bool sel_timeout;		/*  the retransmit timer's probe */
-	bool peer_gbn;			/* the peer keeps nothing past a gap */
+	u8 gbn_naks;			/* go back N at once on so many NAKs */
+	u8 gbn_recheck;			/*  (the peer kept nothing past a gap) */
 	bool peer_keeps;		/* it keeps them: see "Loss probe" */
 	bool loss_probed;		/* a loss probe since the last progress */
 	u32 srtt_us;			/* smoothed round trip, 0: unknown */

@@ -627,6 +627,78 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 	ibv_destroy_cq(cq);
 }
 
+/* A CQ and an RC QP on it at RTR towards the fake peer, or NULL. */
+static struct ibv_qp *wh_peer_qp(FIXTURE_DATA(wire_hostile) *self,
+				 struct ibv_cq **cq)
+{
+	struct ibv_qp *qp;
+
+	*cq = ibv_create_cq(self->d.ctx, 4, NULL, NULL, 0);
+	if (!*cq)
+		return NULL;
+	qp = dp_qp_on_cq(&self->d, *cq, IBV_QPT_RC, 1, 1, 0);
+	if (qp && !wh_peer_rtr(self, qp, IBV_MTU_1024))
+		return qp;
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(*cq);
+	return NULL;
+}
+
+/*
+ * The next RoCEv2 packet from @from on raw UDP socket @rx (its IP header
+ * first), its IB part; NULL once the socket's timeout has passed.
+ */
+static const uint8_t *wh_roce_recv(int rx, struct in_addr from, uint8_t *in,
+				   size_t size)
+{
+	struct in_addr src;
+	ssize_t len;
+	size_t ihl;
+
+	for (;;) {
+		len = recv(rx, in, size, 0);
+		if (len < 20)
+			return NULL;
+		ihl = (in[0] & 0xf) * 4;
+		memcpy(&src, in + 12, sizeof(src));
+		if ((size_t)len >= ihl + 8 + WP_BTH + 4 &&
+		    src.s_addr == from.s_addr &&
+		    (in[ihl + 2] << 8 | in[ihl + 3]) == WP_ROCE_PORT)
+			return in + ihl + 8;
+	}
+}
+
+/* A raw UDP socket in the peer's namespace, receiving with timeout @tv. */
+static int wh_peer_rx(FIXTURE_DATA(wire_hostile) *self,
+		      const struct timeval *tv)
+{
+	int fd = wp_socket_in(self->ns, AF_INET, SOCK_RAW, IPPROTO_UDP);
+
+	if (fd >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv, sizeof(*tv))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * @qp to RTS from @psn, its ACK timeout 4.3 s (no timeout while a test
+ * looks) with all 7 retries; 0 on success.
+ */
+static int wh_rts_patient(struct ibv_qp *qp, uint32_t psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS, .sq_psn = psn, .timeout = 20,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
 /* ---- a READ responder that streams stale responses ---- */
 
 #define WH_RD_PSN	0x200
@@ -780,13 +852,24 @@ struct wh_loss_peer {
 #define WH_AETH_ACK	0x1f	/* ACK, no credit count */
 #define WH_AETH_SEQ_NAK	0x60	/* NAK, PSN sequence error */
 
+/* Send an ACK or NAK with @syndrome, @msn and @psn to QP @qpn; 0 if sent. */
+static int wh_send_aeth(int fd, struct wp_pkt *p, struct in_addr src,
+			struct in_addr dst, uint32_t qpn, uint8_t syndrome,
+			uint8_t msn, uint32_t psn)
+{
+	uint8_t aeth[4] = { syndrome, 0, 0, msn };
+
+	wp_bth(p, WP_RC_ACK, WP_PKEY, qpn, psn);
+	wp_put(p, aeth, sizeof(aeth));
+	return wp_send_udp(fd, src, WH_SPORT, dst, p);
+}
+
 /* Runs as nobody: 0, or which step failed. */
 static int wh_loss_peer_fn(void *arg)
 {
 	static const uint8_t cnp_rsvd[16];
 	const struct wh_loss_peer *l = arg;
 	struct wp_pkt *p = malloc(sizeof(*p));
-	uint8_t aeth[4] = { l->syndrome, 0, 0, l->msn };
 	int fd;
 
 	fd = wp_udp_socket(l->src, WH_SPORT);
@@ -799,21 +882,24 @@ static int wh_loss_peer_fn(void *arg)
 		if (wp_send_udp(fd, l->src, WH_SPORT, l->dst, p))
 			return 2;
 	}
-	wp_bth(p, WP_RC_ACK, WP_PKEY, l->qpn, l->psn);
-	wp_put(p, aeth, sizeof(aeth));
-	if (wp_send_udp(fd, l->src, WH_SPORT, l->dst, p))
+	if (wh_send_aeth(fd, p, l->src, l->dst, l->qpn, l->syndrome, l->msn,
+			 l->psn))
 		return 3;
 	close(fd);
 	free(p);
 	return 0;
 }
 
-/* Driver attribute @name of QP @qpn (rdma -dd res show qp), or -1. */
-static long long wh_qp_attr(const char *dev, uint32_t qpn, const char *name)
+/*
+ * Driver attribute @name of QP @qpn (rdma -dd res show qp), its first
+ * word in @val; 0, or -1 if there is none.
+ */
+static int wh_qp_attr_str(const char *dev, uint32_t qpn, const char *name,
+			  char *val, size_t size)
 {
 	char cmd[160], line[4096], key[64];
-	long long v = -1;
 	const char *at;
+	int ret = -1;
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd),
@@ -823,11 +909,26 @@ static long long wh_qp_attr(const char *dev, uint32_t qpn, const char *name)
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if ((at = strstr(line, key)))
-			v = strtoll(at + strlen(key), NULL, 0);
+	while (fgets(line, sizeof(line), f)) {
+		at = strstr(line, key);
+		if (!at)
+			continue;
+		at += strlen(key);
+		snprintf(val, size, "%.*s", (int)strcspn(at, " \n"), at);
+		ret = 0;
+	}
 	pclose(f);
-	return v;
+	return ret;
+}
+
+/* Driver attribute @name of QP @qpn as a number, or -1. */
+static long long wh_qp_attr(const char *dev, uint32_t qpn, const char *name)
+{
+	char val[64];
+
+	if (wh_qp_attr_str(dev, qpn, name, val, sizeof(val)))
+		return -1;
+	return strtoll(val, NULL, 0);
 }
 
 /*
@@ -858,7 +959,6 @@ static long long wh_window_after_loss(struct __test_metadata *_metadata,
 		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
 	}, *bad;
-	struct ibv_qp_attr a = {};
 	long long window = -1, sent = -1;
 	struct ibv_qp *qp = NULL;
 	struct ibv_cq *cq;
@@ -876,15 +976,7 @@ static long long wh_window_after_loss(struct __test_metadata *_metadata,
 	l.qpn = qp->qp_num;
 	if (wh_peer_rtr(self, qp, IBV_MTU_1024))
 		goto out;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = WH_WIN_PSN;
-	a.timeout = 20;		/* 4.3 s: no timeout while the test looks */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+	if (wh_rts_patient(qp, WH_WIN_PSN))
 		goto out;
 	if (ibv_post_send(qp, &wr, &bad))
 		goto out;
@@ -965,30 +1057,6 @@ struct wh_nak_peer {
 };
 
 /*
- * The next RoCEv2 packet from the device to the peer on the raw socket
- * (IP header first), its IB part in @ib; or NULL after 2 s.
- */
-static const uint8_t *wh_nak_recv(struct wh_nak_peer *n, uint8_t *in,
-				  size_t size)
-{
-	struct in_addr from;
-	ssize_t len;
-	size_t ihl;
-
-	for (;;) {
-		len = recv(n->rx, in, size, 0);
-		if (len < 20)
-			return NULL;
-		ihl = (in[0] & 0xf) * 4;
-		memcpy(&from, in + 12, sizeof(from));
-		if ((size_t)len >= ihl + 8 + WP_BTH + 4 &&
-		    from.s_addr == n->dst.s_addr &&
-		    (in[ihl + 2] << 8 | in[ihl + 3]) == WP_ROCE_PORT)
-			return in + ihl + 8;
-	}
-}
-
-/*
  * Send packet @i (0-3) of a 4-packet SEND from WH_RQ_PSN, asking for an
  * ACK if @ackreq; then, unless @step is -1, wait for one packet back and
  * record it in step @step.  0, or -1 if nothing came.
@@ -1011,7 +1079,7 @@ static int wh_nak_step(struct wh_nak_peer *n, struct wp_pkt *p, int tx,
 		return -1;
 	if (step < 0)
 		return 0;
-	in = wh_nak_recv(n, buf, sizeof(buf));
+	in = wh_roce_recv(n->rx, n->dst, buf, sizeof(buf));
 	if (!in)
 		return -1;
 	n->got_op[step] = in[0];
@@ -1064,20 +1132,15 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 	n = mmap(NULL, sizeof(*n), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, n);
-	cq = ibv_create_cq(self->d.ctx, 4, NULL, NULL, 0);
-	ASSERT_NE(NULL, cq);
-	qp = dp_qp_on_cq(&self->d, cq, IBV_QPT_RC, 1, 1, 0);
+	qp = wh_peer_qp(self, &cq);
 	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, wh_peer_rtr(self, qp, IBV_MTU_1024));
 	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
 	n->src = self->peer;
 	n->dst = self->addr;
 	n->qpn = qp->qp_num;
 	/* Raw: the peer's namespace may have a RoCE socket on the port. */
-	n->rx = wp_socket_in(self->ns, AF_INET, SOCK_RAW, IPPROTO_UDP);
+	n->rx = wh_peer_rx(self, &tv);
 	ASSERT_LE(0, n->rx);
-	ASSERT_EQ(0, setsockopt(n->rx, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				sizeof(tv)));
 
 	ret = wp_run_unprivileged(self->ns, wh_nak_peer_fn, n);
 	EXPECT_EQ(0, ret) TH_LOG("%s %d", ret >= 100 ? "setup failed:" :
@@ -1105,6 +1168,178 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 	munmap(n, sizeof(*n));
+}
+
+/* ---- a peer that seems to keep nothing past a gap ---- */
+
+#define WH_GAP_PSN	0x500
+#define WH_GAP_LOST	2		/* the packet of each WRITE "lost" */
+#define WH_GAP_QUIET_MS	200		/* no packet this long: all resent */
+
+struct wh_gap_peer {
+	struct in_addr src, dst;
+	uint32_t qpn;		/* the device's QP */
+	int rx;			/* raw UDP socket in the peer's namespace */
+	uint32_t base;		/* the WRITE's first PSN */
+	uint8_t msn;
+	bool keeps;		/* answer a lone resend as vrnic would */
+	/* what the device resent after the NAK and after the ACK */
+	int resent[2];
+	uint32_t first[2];	/* the first PSN of each */
+};
+
+/*
+ * Count the WRITE packets the device sends the peer's QP until none has
+ * come for WH_GAP_QUIET_MS (the socket's timeout); the first one's PSN in
+ * @first.
+ */
+static int wh_gap_collect(struct wh_gap_peer *g, uint32_t *first)
+{
+	uint8_t in[2048];
+	const uint8_t *ib;
+	int n = 0;
+
+	*first = 0;
+	while ((ib = wh_roce_recv(g->rx, g->dst, in, sizeof(in)))) {
+		/* RC RDMA WRITE FIRST (0x06) .. ONLY (0x0a) to the peer QP */
+		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
+		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
+			continue;
+		if (!n++)
+			*first = ib[9] << 16 | ib[10] << 8 | ib[11];
+	}
+	return n;
+}
+
+/*
+ * Runs as nobody.  A sequence NAK for the WRITE's packet WH_GAP_LOST.  A
+ * lone resend of it is answered with an ACK of that packet alone (as
+ * rdma_rxe answers: nothing past the gap kept), or of the whole WRITE if
+ * @keeps; anything else with an ACK of the whole WRITE.  0, or which step
+ * failed.
+ */
+static int wh_gap_peer_fn(void *arg)
+{
+	struct wh_gap_peer *g = arg;
+	uint32_t lost = g->base + WH_GAP_LOST, last = g->base + WH_WIN_PKTS - 1;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	int fd;
+
+	fd = wp_udp_socket(g->src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_SEQ_NAK,
+			 g->msn, lost))
+		return 2;
+	g->resent[0] = wh_gap_collect(g, &g->first[0]);
+	if (g->resent[0] == 1 && !g->keeps) {
+		if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_ACK,
+				 g->msn, lost))
+			return 3;
+		g->resent[1] = wh_gap_collect(g, &g->first[1]);
+	}
+	if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_ACK,
+			 g->msn + 1, last))
+		return 4;
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/*
+ * One ACK can make a peer that keeps packets past a gap look like one
+ * that keeps nothing; the requester must not believe it for the rest of
+ * the QP's life.  Each round: an 8-packet WRITE, all of it sent, then a
+ * sequence NAK for its third packet.  The plan, a letter per round:
+ *   s  a lone resend of the missing packet, answered as rdma_rxe does
+ *      (an ACK of it alone): the requester goes back N from there;
+ *   g  a go-back-N at once, as towards a peer known to keep nothing;
+ *   k  a lone resend, answered as vrnic does (an ACK of all 8).
+ * After the first such answer 4 go-back-Ns, then a lone resend asks
+ * again; the same answer doubles the count (8); a "keeps" answer
+ * ends it (req.c, VRNIC_GBN_RECHECK_MIN).
+ */
+TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
+{
+	static const char plan[] = "sggggsggggggggkk";
+	struct timeval tv = { .tv_usec = WH_GAP_QUIET_MS * 1000 };
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->buf, .length = WH_WIN_PKTS * 1024,
+		.lkey = self->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
+	}, *bad;
+	struct wh_gap_peer *g;
+	char past_gap[16];
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	long long sent;
+	int r, i, ret;
+
+	g = mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, g);
+	qp = wh_peer_qp(self, &cq);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, wh_rts_patient(qp, WH_GAP_PSN));
+	g->src = self->peer;
+	g->dst = self->addr;
+	g->qpn = qp->qp_num;
+	g->rx = wh_peer_rx(self, &tv);
+	ASSERT_LE(0, g->rx);
+
+	for (r = 0; plan[r]; r++) {
+		bool lone = plan[r] != 'g';
+
+		g->base = WH_GAP_PSN + r * WH_WIN_PKTS;
+		g->msn = 2 * r;
+		g->keeps = plan[r] == 'k';
+		g->resent[0] = g->resent[1] = 0;
+		g->first[0] = g->first[1] = 0;
+		wr.wr_id = r;
+		ASSERT_EQ(0, ibv_post_send(qp, &wr, &bad));
+		for (i = 0; i < 100; i++) {
+			sent = wh_qp_attr(self->d.name, qp->qp_num, "req_psn");
+			if (sent == g->base + WH_WIN_PKTS)
+				break;
+			usleep(10 * 1000);
+		}
+		ASSERT_EQ(g->base + WH_WIN_PKTS, sent);
+		/* The WRITE's packets, sent before the NAK, are not counted. */
+		while (recv(g->rx, past_gap, sizeof(past_gap), MSG_DONTWAIT) >= 0)
+			;
+		ret = wp_run_unprivileged(self->ns, wh_gap_peer_fn, g);
+		ASSERT_EQ(0, ret) TH_LOG("round %d: the peer failed in step %d",
+					 r, ret);
+		ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+		ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status)
+			TH_LOG("round %d: the WRITE ended with %s", r,
+			       ibv_wc_status_str(wc.status));
+		if (wh_qp_attr_str(self->d.name, qp->qp_num, "peer_past_gap",
+				   past_gap, sizeof(past_gap)))
+			strcpy(past_gap, "(none)");
+		TH_LOG("round %2d (%c): %d resent from %#x, then %d from %#x; peer_past_gap %s",
+		       r, plan[r], g->resent[0], g->first[0], g->resent[1],
+		       g->first[1], past_gap);
+		/* One packet alone, or everything from the lost one on. */
+		EXPECT_EQ(lone ? 1 : WH_WIN_PKTS - WH_GAP_LOST, g->resent[0]);
+		EXPECT_EQ(g->base + WH_GAP_LOST, g->first[0]);
+		if (plan[r] == 's') {
+			/* Its ACK alone: back N from the packet after it. */
+			EXPECT_EQ(WH_WIN_PKTS - WH_GAP_LOST - 1, g->resent[1]);
+			EXPECT_EQ(g->base + WH_GAP_LOST + 1, g->first[1]);
+		}
+		EXPECT_STREQ(plan[r] == 'k' ? "keeps" : "drops", past_gap);
+	}
+
+	close(g->rx);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	munmap(g, sizeof(*g));
 }
 
 int main(int argc, char **argv)
