@@ -615,7 +615,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 }
 
 static bool vrnic_req_seek(struct vrnic_qp *qp, u32 psn);
-static void vrnic_req_resend_one(struct vrnic_qp *qp);
+static bool vrnic_req_resend_one(struct vrnic_qp *qp);
 
 static enum ib_wc_status vrnic_dma_err_status(int err)
 {
@@ -633,7 +633,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	bool paced = rc || qp->ibqp.qp_type == IB_QPT_UC;
 	struct vrnic_send_wqe *wqe;
 	enum ib_qp_state state;
-	bool more = false;
+	bool more = false, held = false;
 	int ret;
 
 	if (xp->stopped)
@@ -657,10 +657,13 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	if (rc && vrnic_psn_cmp(xp->req_psn, xp->comp_psn) < 0 &&
 	    vrnic_req_started(qp, xp->send_idx))
 		vrnic_req_seek(qp, xp->comp_psn);
-	/* A sequence NAK's one packet first (see vrnic_req_seq_nak()). */
+	/*
+	 * A sequence NAK's one packet first (see vrnic_req_seq_nak()); if
+	 * the stack refused it, nothing else goes before it.
+	 */
 	if (rc && xp->sel_pending && !xp->rnr_wait &&
 	    vrnic_cc_tx_ok(qp, VRNIC_CC_REQUESTER)) {
-		vrnic_req_resend_one(qp);
+		held = !vrnic_req_resend_one(qp);
 		budget--;
 	}
 
@@ -669,7 +672,7 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 	 * failed ones) included: the process can keep posting them as fast
 	 * as we complete them, and this runs with BHs off.
 	 */
-	while (!xp->rnr_wait && !xp->sq_err) {
+	while (!held && !xp->rnr_wait && !xp->sq_err) {
 		wqe = vrnic_sq_get(qp, xp->send_idx);
 		if (!wqe)
 			break;
@@ -1240,9 +1243,14 @@ void vrnic_req_sel_ack(struct vrnic_qp *qp, u32 psn)
 /*
  * Send the packet at sel_psn alone, with AckReq, then put the requester
  * back where it was.  If it cannot, the requester stays at sel_psn: go
- * back N.  @sq_lock held.
+ * back N.  A packet the stack refused, or could not be built for want of
+ * memory, is neither: it stays pending, to be sent alone after the pause
+ * (vrnic_cc_refused()) or once memory is back, as any refused packet is
+ * built again; false then, and nothing else is to be sent before it.
+ * Going back N instead put a whole window on the path again for one
+ * packet the host dropped.  @sq_lock held.
  */
-static void vrnic_req_resend_one(struct vrnic_qp *qp)
+static bool vrnic_req_resend_one(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	u32 idx = xp->send_idx, off = xp->send_off, psn = xp->req_psn, i;
@@ -1253,22 +1261,27 @@ static void vrnic_req_resend_one(struct vrnic_qp *qp)
 	if (vrnic_psn_cmp(xp->sel_psn, xp->comp_psn) < 0 ||
 	    !vrnic_req_seek(qp, xp->sel_psn)) {
 		xp->sel_active = false;	/* all of it acknowledged by now */
-		return;
+		return true;
 	}
 	if (xp->req_psn != xp->sel_psn) {
 		xp->sel_active = false;	/* not a packet boundary: resend all */
-		return;
+		return true;
 	}
 	wqe = vrnic_sq_get(qp, xp->send_idx);
 	if (xp->send_off == 0)
 		vrnic_dma_seek(&wqe->dma, 0);
 	/* A budget of one: the packet asks for its ACK. */
 	ret = vrnic_req_packet(qp, wqe, 1);
-	if (ret < 0) {
+	if (ret == -ENOMEM || ret == -ENOBUFS) {
+		xp->sel_pending = true;
+		if (ret == -ENOMEM)
+			vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_REQ);
+		else
+			vrnic_req_window_cut(qp);	/* as vrnic_req_loop() */
+	} else if (ret < 0) {
 		xp->sel_active = false;
-		if (ret != -ENOMEM && ret != -ENOBUFS)
-			vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
-		return;
+		vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
+		return true;
 	}
 	/* The WQEs sent in full before the cursor wait for their ACK again. */
 	for (i = xp->send_idx; i != idx; i = vrnic_sq_next(qp, i)) {
@@ -1284,6 +1297,7 @@ static void vrnic_req_resend_one(struct vrnic_qp *qp)
 		if (w->opcode != IB_WR_RDMA_READ)
 			vrnic_dma_seek(&w->dma, off);
 	}
+	return !xp->sel_pending;
 }
 
 /*
