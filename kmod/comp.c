@@ -450,6 +450,10 @@ out:
 		xp->rnr_left = qp->attr.rnr_retry;
 		/* The path works: a later timeout probes again. */
 		xp->sel_timeout = false;
+		/* See vrnic_req_seq_nak(). */
+		if (xp->rewind_unacked &&
+		    vrnic_psn_cmp(xp->comp_psn, xp->rewind_high) >= 0)
+			xp->rewind_unacked = false;
 		xp->loss_probed = false;
 		vrnic_req_window_grow(qp, (xp->comp_psn - old_comp) &
 					  VRNIC_PSN_MASK);

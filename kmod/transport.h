@@ -198,6 +198,8 @@ struct vrnic_qp_xport {
 	u32 comp_psn;			/* oldest PSN not acknowledged */
 	u32 max_psn;			/* one past the highest PSN sent */
 	u32 rewind_psn;			/* PSN of the last go-back-N */
+	u32 rewind_high;		/*  max_psn when it began */
+	bool rewind_unacked;		/*  not all acknowledged yet */
 	u32 rd_atomic_out;		/* READ/ATOMIC WQEs outstanding */
 	u32 noack_pkts;			/* packets since the last AckReq */
 	unsigned long ackreq_jiffies;	/* when the last AckReq went out */
