@@ -142,21 +142,28 @@ void vrnic_req_disarm_timer(struct vrnic_qp *qp)
  * (docs/performance.md, "`-q 4` again").
  *
  * The round trip is sampled from an AckReq to the ACK that covers it,
- * from first sends only (Karn's rule), and smoothed as RFC 6298's SRTT
- * (gain 1/8).
+ * one AckReq at a time as TCP times one segment per round trip (RFC
+ * 6298 3): the one timed stays timed until that ACK, while the AckReqs
+ * after it go out.  Timing the newest AckReq instead sampled only where
+ * the stream paused: in a steady stream the ACK that came always covered
+ * an older one, and a streaming QP never learnt its round trip, so sent
+ * no loss probe (make bench's two-host loss row: srtt_us 0 at every
+ * timeout).  First sends only, and no sample across a resend of the
+ * PSN timed or of one before it (Karn's rule: the ACK would answer the
+ * resend, or wait for it).  Smoothed as RFC 6298's SRTT (gain 1/8).
  */
 
-/* An ACK moved comp_psn: time the AckReq it covers.  @sq_lock held. */
+/* An ACK moved comp_psn: the AckReq timed, if it covers it.  @sq_lock held. */
 void vrnic_req_rtt_sample(struct vrnic_qp *qp)
 {
 	struct vrnic_qp_xport *xp = &qp->xport;
 	u64 us;
 
-	if (!xp->ackreq_ns || vrnic_psn_cmp(xp->comp_psn, xp->ackreq_psn) <= 0)
+	if (!xp->rtt_ns || vrnic_psn_cmp(xp->comp_psn, xp->rtt_psn) <= 0)
 		return;
-	us = div_u64(ktime_get_ns() - xp->ackreq_ns, NSEC_PER_USEC);
+	us = div_u64(ktime_get_ns() - xp->rtt_ns, NSEC_PER_USEC);
 	us = clamp_t(u64, us, 1, U32_MAX / 8);
-	xp->ackreq_ns = 0;
+	xp->rtt_ns = 0;
 	xp->srtt_us = xp->srtt_us ? (u32)((7 * (u64)xp->srtt_us + us) / 8) :
 		      (u32)us;
 }
@@ -476,9 +483,12 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 			xp->noack_pkts = 0;
 			xp->ackreq_jiffies = jiffies;
 			xp->ackreq_psn = psn;
-			/* Karn: an ACK after a resend answers either copy. */
-			xp->ackreq_ns = vrnic_psn_cmp(psn, xp->max_psn) >= 0 ?
-					ktime_get_ns() : 0;
+			/* Time it if nothing is timed: a first send only. */
+			if (!xp->rtt_ns &&
+			    vrnic_psn_cmp(psn, xp->max_psn) >= 0) {
+				xp->rtt_psn = psn;
+				xp->rtt_ns = ktime_get_ns();
+			}
 		}
 	}
 	se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
@@ -1047,7 +1057,7 @@ void vrnic_req_loss_reset(struct vrnic_qp_xport *xp)
 	xp->peer_keeps = false;
 	xp->loss_probed = false;
 	xp->srtt_us = 0;
-	xp->ackreq_ns = 0;
+	xp->rtt_ns = 0;
 }
 
 /**
@@ -1117,7 +1127,7 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 	xp->rewind_high = xp->max_psn;
 	xp->rewind_unacked = true;
 	xp->noack_pkts = 0;
-	xp->ackreq_ns = 0;
+	xp->rtt_ns = 0;			/* Karn: all of it goes again */
 	/* The resend asks afresh: the ACKs asked for may never come. */
 	xp->ackreq_psn = vrnic_psn_add(xp->comp_psn, VRNIC_PSN_MASK);
 	xp->sel_pending = false;
@@ -1156,6 +1166,9 @@ void vrnic_req_rewind(struct vrnic_qp *qp, u32 psn)
 static void vrnic_req_resend_alone(struct vrnic_qp_xport *xp, u32 psn,
 				   bool timeout)
 {
+	/* Karn: an ACK of the PSN timed would answer this, or wait for it. */
+	if (xp->rtt_ns && vrnic_psn_cmp(psn, xp->rtt_psn) <= 0)
+		xp->rtt_ns = 0;
 	xp->sel_psn = psn;
 	xp->sel_high = xp->max_psn;
 	xp->sel_pending = true;

@@ -219,7 +219,8 @@ struct vrnic_qp_xport {
 	bool peer_keeps;		/* it keeps them: see "Loss probe" */
 	bool loss_probed;		/* a loss probe since the last progress */
 	u32 srtt_us;			/* smoothed round trip, 0: unknown */
-	u64 ackreq_ns;			/* ackreq_psn's first send, 0: none */
+	u32 rtt_psn;			/* the AckReq being timed, */
+	u64 rtt_ns;			/*  sent then; 0: none */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;			/* RNR timer running */

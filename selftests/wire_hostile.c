@@ -627,6 +627,18 @@ TEST_F_TIMEOUT(wire_hostile, held_packets_have_a_device_budget, 600)
 	ibv_destroy_cq(cq);
 }
 
+/*
+ * Memory shared with the child a fake peer runs in, which fills in what
+ * came back; NULL on failure.  munmap() it.
+ */
+static void *wh_child_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* A CQ and an RC QP on it at RTR towards the fake peer, or NULL. */
 static struct ibv_qp *wh_peer_qp(FIXTURE_DATA(wire_hostile) *self,
 				 struct ibv_cq **cq)
@@ -749,16 +761,16 @@ static int wh_read_peer_fn(void *arg)
 	return 0;
 }
 
-static int wh_post_read(struct ibv_qp *qp, uint64_t wr_id, void *addr,
-			uint32_t lkey)
+/* Post a signaled READ or WRITE of @len bytes at @addr, to the peer's buffer. */
+static int wh_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
+			uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)addr, .length = WH_RD_PKTS * 1024,
-		.lkey = lkey,
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+		.opcode = opcode, .send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
 	}, *bad;
 
@@ -811,7 +823,8 @@ TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 	/* Stale responses for seven timeouts, then the whole response. */
 	got = self->buf + 16384;
 	memset(got, 0xee, WH_RD_PKTS * 1024);
-	ASSERT_EQ(0, wh_post_read(qp, 1, got, self->mr->lkey));
+	ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_READ, 1, got, WH_RD_PKTS * 1024,
+				       self->mr->lkey));
 	ASSERT_EQ(0, wp_run_unprivileged(self->ns, wh_read_peer_fn, &r));
 	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
 	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status)
@@ -825,7 +838,8 @@ TEST_F_TIMEOUT(wire_hostile, read_replays_hold_off_the_timeout, 120)
 	/* The same stream, then silence: the timeout still ends it. */
 	r.psn = WH_RD_PSN + WH_RD_PKTS;
 	r.answer = false;
-	ASSERT_EQ(0, wh_post_read(qp, 2, got, self->mr->lkey));
+	ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_READ, 2, got, WH_RD_PKTS * 1024,
+				       self->mr->lkey));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, wp_run_unprivileged(self->ns, wh_read_peer_fn, &r));
 	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
@@ -955,15 +969,6 @@ static long long wh_window_after_loss(struct __test_metadata *_metadata,
 		.src = self->peer, .dst = self->addr, .cnp = cnp,
 		.syndrome = WH_AETH_SEQ_NAK, .psn = WH_WIN_PSN + 2,
 	};
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->buf, .length = WH_WIN_PKTS * 1024,
-		.lkey = self->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
-	}, *bad;
 	long long window = -1, sent = -1;
 	struct ibv_qp *qp = NULL;
 	struct ibv_cq *cq;
@@ -983,7 +988,8 @@ static long long wh_window_after_loss(struct __test_metadata *_metadata,
 		goto out;
 	if (wh_rts_patient(qp, WH_WIN_PSN))
 		goto out;
-	if (ibv_post_send(qp, &wr, &bad))
+	if (wh_post_rdma(qp, IBV_WR_RDMA_WRITE, 1, self->buf,
+			 WH_WIN_PKTS * 1024, self->mr->lkey))
 		goto out;
 	/* Every packet on the wire: the NAK finds nothing left to send. */
 	for (i = 0; i < 100; i++) {
@@ -1133,10 +1139,8 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 	struct ibv_wc wc;
 	int i, ret;
 
-	/* Shared with the child: it fills in what came back. */
-	n = mmap(NULL, sizeof(*n), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, n);
+	n = wh_child_shared(sizeof(*n));
+	ASSERT_NE(NULL, n);
 	qp = wh_peer_qp(self, &cq);
 	ASSERT_NE(NULL, qp);
 	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
@@ -1268,15 +1272,6 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 {
 	static const char plan[] = "sggggsggggggggkk";
 	struct timeval tv = { .tv_usec = WH_GAP_QUIET_MS * 1000 };
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->buf, .length = WH_WIN_PKTS * 1024,
-		.lkey = self->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x77 },
-	}, *bad;
 	struct wh_gap_peer *g;
 	char past_gap[16];
 	struct ibv_qp *qp;
@@ -1285,9 +1280,8 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 	long long sent;
 	int r, i, ret;
 
-	g = mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, g);
+	g = wh_child_shared(sizeof(*g));
+	ASSERT_NE(NULL, g);
 	qp = wh_peer_qp(self, &cq);
 	ASSERT_NE(NULL, qp);
 	ASSERT_EQ(0, wh_rts_patient(qp, WH_GAP_PSN));
@@ -1305,8 +1299,8 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 		g->keeps = plan[r] == 'k';
 		g->resent[0] = g->resent[1] = 0;
 		g->first[0] = g->first[1] = 0;
-		wr.wr_id = r;
-		ASSERT_EQ(0, ibv_post_send(qp, &wr, &bad));
+		ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_WRITE, r, self->buf,
+					  WH_WIN_PKTS * 1024, self->mr->lkey));
 		for (i = 0; i < 100; i++) {
 			sent = wh_qp_attr(self->d.name, qp->qp_num, "req_psn");
 			if (sent == g->base + WH_WIN_PKTS)
@@ -1345,6 +1339,117 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 	munmap(g, sizeof(*g));
+}
+
+/* ---- the round trip a streaming requester learns ---- */
+
+#define WH_RTT_PSN	0x600
+#define WH_RTT_PKTS	40	/* MTU 1024: AckReqs before the last (32) */
+#define WH_RTT_FIRST_MS	150	/* the first AckReq's ACK this long after */
+#define WH_RTT_LAST_MS	600	/* the last one's this much later */
+
+struct wh_rtt_peer {
+	struct in_addr src, dst;
+	uint32_t qpn;		/* the device's QP */
+	int rx;			/* raw UDP socket in the peer's namespace */
+	int got;		/* WRITE packets received */
+	int nackreq;		/* how many asked for an ACK, */
+	uint32_t ackreq[WH_RTT_PKTS];	/*  their PSNs */
+};
+
+/*
+ * Runs as nobody.  Takes the WRITE's packets, then acknowledges the first
+ * that asked for an ACK WH_RTT_FIRST_MS later, and the whole WRITE
+ * WH_RTT_LAST_MS after that.  0, or which step failed.
+ */
+static int wh_rtt_peer_fn(void *arg)
+{
+	struct wh_rtt_peer *r = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	uint8_t in[2048];
+	const uint8_t *ib;
+	int fd;
+
+	fd = wp_udp_socket(r->src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	while (r->got < WH_RTT_PKTS &&
+	       (ib = wh_roce_recv(r->rx, r->dst, in, sizeof(in)))) {
+		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
+		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
+			continue;
+		r->got++;
+		if (ib[8] & 0x80)		/* BTH AckReq */
+			r->ackreq[r->nackreq++] =
+				ib[9] << 16 | ib[10] << 8 | ib[11];
+	}
+	if (r->got < WH_RTT_PKTS || r->nackreq < 2)
+		return 2;
+	usleep(WH_RTT_FIRST_MS * 1000);
+	if (wh_send_aeth(fd, p, r->src, r->dst, r->qpn, WH_AETH_ACK, 0,
+			 r->ackreq[0]))
+		return 3;
+	usleep(WH_RTT_LAST_MS * 1000);
+	if (wh_send_aeth(fd, p, r->src, r->dst, r->qpn, WH_AETH_ACK, 1,
+			 WH_RTT_PSN + WH_RTT_PKTS - 1))
+		return 4;
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/*
+ * A requester keeps sending while the ACK of an earlier AckReq is on its
+ * way, so the ACK that comes covers an older AckReq than the newest:
+ * the round trip is timed from the AckReq that ACK answers (req.c, "Loss
+ * probe").  Timing only the newest one, a streaming QP learnt no round
+ * trip (make bench's two-host loss row: srtt_us 0 at every timeout).
+ * One WRITE of WH_RTT_PKTS packets asks for ACKs at least twice; the
+ * peer answers the first AckReq WH_RTT_FIRST_MS late, the last one
+ * WH_RTT_LAST_MS later still.  The first answer is the sample.
+ */
+TEST_F_TIMEOUT(wire_hostile, round_trip_is_timed_while_streaming, 60)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct wh_rtt_peer *r;
+	long long srtt;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int ret;
+
+	ASSERT_GE(WH_BUF, WH_RTT_PKTS * 1024);
+	r = wh_child_shared(sizeof(*r));
+	ASSERT_NE(NULL, r);
+	qp = wh_peer_qp(self, &cq);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, wh_rts_patient(qp, WH_RTT_PSN));
+	ASSERT_EQ(0, wh_qp_attr(self->d.name, qp->qp_num, "srtt_us"));
+	r->src = self->peer;
+	r->dst = self->addr;
+	r->qpn = qp->qp_num;
+	r->rx = wh_peer_rx(self, &tv);
+	ASSERT_LE(0, r->rx);
+
+	ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_WRITE, 1, self->buf,
+				  WH_RTT_PKTS * 1024, self->mr->lkey));
+	ret = wp_run_unprivileged(self->ns, wh_rtt_peer_fn, r);
+	ASSERT_EQ(0, ret) TH_LOG("the peer failed in step %d (%d packets, %d AckReqs)",
+				 ret, r->got, r->nackreq);
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	srtt = wh_qp_attr(self->d.name, qp->qp_num, "srtt_us");
+	TH_LOG("AckReqs at %#x and %#x (%d in all): srtt_us %lld",
+	       r->ackreq[0], r->ackreq[r->nackreq - 1], r->nackreq, srtt);
+	EXPECT_LE(WH_RTT_FIRST_MS * 1000, srtt)
+		TH_LOG("no round trip learnt");
+	/* Not the last AckReq's round trip, which includes both waits. */
+	EXPECT_GT((WH_RTT_FIRST_MS + WH_RTT_LAST_MS) * 1000, srtt);
+
+	close(r->rx);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	munmap(r, sizeof(*r));
 }
 
 int main(int argc, char **argv)
