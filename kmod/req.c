@@ -633,6 +633,28 @@ static enum ib_wc_status vrnic_dma_err_status(int err)
 }
 
 /*
+ * The packet could not be built for want of memory (-ENOMEM) or the stack
+ * refused it (-ENOBUFS): it is built again once memory is back, or by the
+ * pacer's timer (vrnic_req_packet()).  A full queue here is congestion as
+ * much as one on the path (and ACKs coming back share it): an RC QP cuts
+ * its window as for a loss, once per window, as TCP does for a segment
+ * its host dropped (CWR).  True for those two.  @sq_lock held.
+ */
+static bool vrnic_req_refused(struct vrnic_qp *qp, int ret)
+{
+	if (ret == -ENOMEM) {
+		vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_REQ);
+		return true;
+	}
+	if (ret == -ENOBUFS) {
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			vrnic_req_window_cut(qp);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Send up to @budget packets.  Called with @sq_lock held.
  * Return true if work is left that the budget did not cover.
  */
@@ -730,22 +752,8 @@ static bool vrnic_req_loop(struct vrnic_qp *qp, int budget)
 
 		ret = vrnic_req_packet(qp, wqe, budget);
 		budget--;
-		if (ret == -ENOMEM) {
-			vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_REQ);
+		if (vrnic_req_refused(qp, ret))
 			break;
-		}
-		if (ret == -ENOBUFS) {
-			/*
-			 * A full queue here is congestion as much as one on
-			 * the path (and ACKs coming back share it): cut the
-			 * window as for a loss, once per window, as TCP
-			 * does for a segment its host dropped (CWR).  The
-			 * pacer's timer runs us again (vrnic_req_packet()).
-			 */
-			if (rc)
-				vrnic_req_window_cut(qp);
-			break;
-		}
 		if (ret < 0) {
 			/* Nothing of it is on the wire beyond what the
 			 * peer may ignore: fail it in order.
@@ -1296,17 +1304,13 @@ static bool vrnic_req_resend_one(struct vrnic_qp *qp)
 		vrnic_dma_seek(&wqe->dma, 0);
 	/* A budget of one: the packet asks for its ACK. */
 	ret = vrnic_req_packet(qp, wqe, 1);
-	if (ret == -ENOMEM || ret == -ENOBUFS) {
-		xp->sel_pending = true;
-		if (ret == -ENOMEM)
-			vrnic_xport_nomem_wait(qp, VRNIC_XP_NOMEM_REQ);
-		else
-			vrnic_req_window_cut(qp);	/* as vrnic_req_loop() */
-	} else if (ret < 0) {
+	if (ret < 0 && !vrnic_req_refused(qp, ret)) {
 		xp->sel_active = false;
 		vrnic_wqe_done(wqe, vrnic_dma_err_status(ret));
 		return true;
 	}
+	if (ret < 0)
+		xp->sel_pending = true;
 	/* The WQEs sent in full before the cursor wait for their ACK again. */
 	for (i = xp->send_idx; i != idx; i = vrnic_sq_next(qp, i)) {
 		w = vrnic_sq_get(qp, i);
