@@ -1209,6 +1209,18 @@ void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 	if (gbn || vrnic_cc_loss_is_congestion(qp))
 		vrnic_req_window_cut(qp);
 	/*
+	 * The NAK is an answer: what it makes the QP resend gets a whole ACK
+	 * timeout from now, as TCP restarts its retransmission timer when it
+	 * resends the oldest segment unacknowledged.  Left running, the
+	 * timeout fired just after the resend whenever the NAK came late in
+	 * it, before the resend could be answered: most of make bench's
+	 * two-host loss row's timeouts, where the path back is slow.  The
+	 * same NAK again restarts nothing (comp.c), and a NAK of a later PSN
+	 * acknowledges the PSNs before it: no peer holds the timeout off for
+	 * ever.
+	 */
+	vrnic_req_arm_timer(qp);
+	/*
 	 * Selective only while sending new packets: a go-back-N under way
 	 * reaches @psn by itself.  And not while a go-back-N's packets are
 	 * still unacknowledged, all sent or not: they may reach the

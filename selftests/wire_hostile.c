@@ -695,20 +695,27 @@ static int wh_peer_rx(FIXTURE_DATA(wire_hostile) *self,
 	return fd;
 }
 
+#define WH_TIMEOUT_PATIENT	20	/* 4.3 s: none while a test looks */
+
 /*
- * @qp to RTS from @psn, its ACK timeout 4.3 s (no timeout while a test
- * looks) with all 7 retries; 0 on success.
+ * @qp to RTS from @psn, its ACK timeout @timeout (IBA's exponent) with
+ * all 7 retries; 0 on success.
  */
-static int wh_rts_patient(struct ibv_qp *qp, uint32_t psn)
+static int wh_rts(struct ibv_qp *qp, uint32_t psn, uint8_t timeout)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS, .sq_psn = psn, .timeout = 20,
+		.qp_state = IBV_QPS_RTS, .sq_psn = psn, .timeout = timeout,
 		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
 	};
 
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int wh_rts_patient(struct ibv_qp *qp, uint32_t psn)
+{
+	return wh_rts(qp, psn, WH_TIMEOUT_PATIENT);
 }
 
 /* ---- a READ responder that streams stale responses ---- */
@@ -1181,14 +1188,55 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 
 /* ---- a peer that seems to keep nothing past a gap ---- */
 
+/*
+ * A fake peer: the device's address and the peer's (@src, which the
+ * unprivileged sender has), the device's QP towards it, and a raw UDP
+ * socket in the peer's namespace to see what the device sends.
+ */
+struct wh_fake_peer {
+	struct in_addr src, dst;
+	uint32_t qpn;
+	int rx;
+};
+
+/*
+ * A CQ (@cq) and an RC QP at RTS from @psn with ACK timeout @timeout
+ * (wh_rts()) towards fake peer @f, filled in, its socket's timeout @tv;
+ * NULL on failure.
+ */
+static struct ibv_qp *wh_fake_peer_qp(FIXTURE_DATA(wire_hostile) *self,
+				      struct wh_fake_peer *f, uint32_t psn,
+				      uint8_t timeout, const struct timeval *tv,
+				      struct ibv_cq **cq)
+{
+	struct ibv_qp *qp = wh_peer_qp(self, cq);
+
+	if (!qp)
+		return NULL;
+	f->src = self->peer;
+	f->dst = self->addr;
+	f->qpn = qp->qp_num;
+	f->rx = wh_rts(qp, psn, timeout) ? -1 : wh_peer_rx(self, tv);
+	if (f->rx >= 0)
+		return qp;
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(*cq);
+	return NULL;
+}
+
+/* wh_send_aeth() from fake peer @f to its QP on the device. */
+static int wh_fake_aeth(int fd, struct wp_pkt *p, const struct wh_fake_peer *f,
+			uint8_t syndrome, uint8_t msn, uint32_t psn)
+{
+	return wh_send_aeth(fd, p, f->src, f->dst, f->qpn, syndrome, msn, psn);
+}
+
 #define WH_GAP_PSN	0x500
 #define WH_GAP_LOST	2		/* the packet of each WRITE "lost" */
 #define WH_GAP_QUIET_MS	200		/* no packet this long: all resent */
 
 struct wh_gap_peer {
-	struct in_addr src, dst;
-	uint32_t qpn;		/* the device's QP */
-	int rx;			/* raw UDP socket in the peer's namespace */
+	struct wh_fake_peer f;
 	uint32_t base;		/* the WRITE's first PSN */
 	uint8_t msn;
 	bool keeps;		/* answer a lone resend as vrnic would */
@@ -1198,18 +1246,18 @@ struct wh_gap_peer {
 };
 
 /*
- * Count the WRITE packets the device sends the peer's QP until none has
- * come for WH_GAP_QUIET_MS (the socket's timeout); the first one's PSN in
+ * Count the WRITE packets the device at @from sends the peer's QP until
+ * none has come for the timeout of raw socket @rx; the first one's PSN in
  * @first.
  */
-static int wh_gap_collect(struct wh_gap_peer *g, uint32_t *first)
+static int wh_write_collect(int rx, struct in_addr from, uint32_t *first)
 {
 	uint8_t in[2048];
 	const uint8_t *ib;
 	int n = 0;
 
 	*first = 0;
-	while ((ib = wh_roce_recv(g->rx, g->dst, in, sizeof(in)))) {
+	while ((ib = wh_roce_recv(rx, from, in, sizeof(in)))) {
 		/* RC RDMA WRITE FIRST (0x06) .. ONLY (0x0a) to the peer QP */
 		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
 		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
@@ -1234,20 +1282,20 @@ static int wh_gap_peer_fn(void *arg)
 	struct wp_pkt *p = malloc(sizeof(*p));
 	int fd;
 
-	fd = wp_udp_socket(g->src, WH_SPORT);
+	fd = wp_udp_socket(g->f.src, WH_SPORT);
 	if (fd < 0 || !p)
 		return 1;
-	if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_SEQ_NAK,
+	if (wh_fake_aeth(fd, p, &g->f, WH_AETH_SEQ_NAK,
 			 g->msn, lost))
 		return 2;
-	g->resent[0] = wh_gap_collect(g, &g->first[0]);
+	g->resent[0] = wh_write_collect(g->f.rx, g->f.dst, &g->first[0]);
 	if (g->resent[0] == 1 && !g->keeps) {
-		if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_ACK,
+		if (wh_fake_aeth(fd, p, &g->f, WH_AETH_ACK,
 				 g->msn, lost))
 			return 3;
-		g->resent[1] = wh_gap_collect(g, &g->first[1]);
+		g->resent[1] = wh_write_collect(g->f.rx, g->f.dst, &g->first[1]);
 	}
-	if (wh_send_aeth(fd, p, g->src, g->dst, g->qpn, WH_AETH_ACK,
+	if (wh_fake_aeth(fd, p, &g->f, WH_AETH_ACK,
 			 g->msn + 1, last))
 		return 4;
 	close(fd);
@@ -1282,14 +1330,9 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 
 	g = wh_child_shared(sizeof(*g));
 	ASSERT_NE(NULL, g);
-	qp = wh_peer_qp(self, &cq);
+	qp = wh_fake_peer_qp(self, &g->f, WH_GAP_PSN,
+			     WH_TIMEOUT_PATIENT, &tv, &cq);
 	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, wh_rts_patient(qp, WH_GAP_PSN));
-	g->src = self->peer;
-	g->dst = self->addr;
-	g->qpn = qp->qp_num;
-	g->rx = wh_peer_rx(self, &tv);
-	ASSERT_LE(0, g->rx);
 
 	for (r = 0; plan[r]; r++) {
 		bool lone = plan[r] != 'g';
@@ -1309,7 +1352,7 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 		}
 		ASSERT_EQ(g->base + WH_WIN_PKTS, sent);
 		/* The WRITE's packets, sent before the NAK, are not counted. */
-		while (recv(g->rx, past_gap, sizeof(past_gap), MSG_DONTWAIT) >= 0)
+		while (recv(g->f.rx, past_gap, sizeof(past_gap), MSG_DONTWAIT) >= 0)
 			;
 		ret = wp_run_unprivileged(self->ns, wh_gap_peer_fn, g);
 		ASSERT_EQ(0, ret) TH_LOG("round %d: the peer failed in step %d",
@@ -1335,10 +1378,113 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 		EXPECT_STREQ(plan[r] == 'k' ? "keeps" : "drops", past_gap);
 	}
 
-	close(g->rx);
+	close(g->f.rx);
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 	munmap(g, sizeof(*g));
+}
+
+/* ---- a sequence NAK that comes late in the ACK timeout ---- */
+
+#define WH_LATE_PSN	0x700
+#define WH_LATE_TIMEOUT	17	/* 537 ms */
+#define WH_LATE_NAK_MS	400	/* after the post */
+#define WH_LATE_QUIET_MS 300	/* then no resend this long: ACK it all */
+
+struct wh_late_peer {
+	struct wh_fake_peer f;
+	struct timespec posted;	/* when the WRITE was posted */
+	int sent;		/* its packets before the NAK */
+	int resent;		/* packets after it, */
+	uint32_t first;		/*  the first one's PSN */
+};
+
+/*
+ * Runs as nobody.  Takes the WRITE, sends a sequence NAK for its packet
+ * WH_GAP_LOST WH_LATE_NAK_MS after it was posted, counts what is resent
+ * until none has come for WH_LATE_QUIET_MS, then acknowledges it all.
+ * 0, or which step failed.
+ */
+static int wh_late_peer_fn(void *arg)
+{
+	struct timeval quiet = { .tv_usec = WH_LATE_QUIET_MS * 1000 };
+	struct wh_late_peer *l = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	struct timespec nak = l->posted;
+	uint32_t first;
+	int fd;
+
+	fd = wp_udp_socket(l->f.src, WH_SPORT);
+	if (fd < 0 || !p)
+		return 1;
+	l->sent = wh_write_collect(l->f.rx, l->f.dst, &first);
+	if (l->sent != WH_WIN_PKTS)
+		return 2;
+	nak.tv_nsec += WH_LATE_NAK_MS * 1000000L;
+	nak.tv_sec += nak.tv_nsec / 1000000000L;
+	nak.tv_nsec %= 1000000000L;
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &nak, NULL);
+	if (wh_fake_aeth(fd, p, &l->f, WH_AETH_SEQ_NAK, 0,
+			 WH_LATE_PSN + WH_GAP_LOST))
+		return 3;
+	if (setsockopt(l->f.rx, SOL_SOCKET, SO_RCVTIMEO, &quiet, sizeof(quiet)))
+		return 4;
+	l->resent = wh_write_collect(l->f.rx, l->f.dst, &l->first);
+	if (wh_fake_aeth(fd, p, &l->f, WH_AETH_ACK, 1,
+			 WH_LATE_PSN + WH_WIN_PKTS - 1))
+		return 5;
+	close(fd);
+	free(p);
+	return 0;
+}
+
+/*
+ * A sequence NAK is an answer: the packet it makes the requester resend
+ * gets a whole ACK timeout (req.c, vrnic_req_seq_nak(), as TCP restarts
+ * its retransmission timer on resending the oldest segment).  Left
+ * running from the first send, the timeout fired soon after a late
+ * NAK's resend, before that could be answered, and resent once more.
+ * The peer NAKs an 8-packet WRITE's third packet 400 ms into a 537 ms
+ * timeout, then answers nothing for 300 ms after the last resend: one
+ * resend, no timeout.
+ */
+TEST_F_TIMEOUT(wire_hostile, late_nak_restarts_the_timeout, 60)
+{
+	struct timeval tv = { .tv_usec = 100 * 1000 };
+	const char *dev = self->d.name;
+	struct wh_late_peer *l;
+	long long timeouts;
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int ret;
+
+	l = wh_child_shared(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	qp = wh_fake_peer_qp(self, &l->f, WH_LATE_PSN, WH_LATE_TIMEOUT,
+			     &tv, &cq);
+	ASSERT_NE(NULL, qp);
+
+	timeouts = wp_counter(dev, "timeouts");
+	clock_gettime(CLOCK_MONOTONIC, &l->posted);
+	ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_WRITE, 1, self->buf,
+				  WH_WIN_PKTS * 1024, self->mr->lkey));
+	ret = wp_run_unprivileged(self->ns, wh_late_peer_fn, l);
+	ASSERT_EQ(0, ret) TH_LOG("the peer failed in step %d (%d packets)",
+				 ret, l->sent);
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	timeouts = wp_counter(dev, "timeouts") - timeouts;
+	TH_LOG("%d resent from %#x after the NAK, %lld timeouts",
+	       l->resent, l->first, timeouts);
+	EXPECT_EQ(1, l->resent);
+	EXPECT_EQ((uint32_t)(WH_LATE_PSN + WH_GAP_LOST), l->first);
+	EXPECT_EQ(0, timeouts);
+
+	close(l->f.rx);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	munmap(l, sizeof(*l));
 }
 
 /* ---- the round trip a streaming requester learns ---- */
@@ -1349,9 +1495,7 @@ TEST_F_TIMEOUT(wire_hostile, peer_that_seems_to_drop_is_asked_again, 180)
 #define WH_RTT_LAST_MS	600	/* the last one's this much later */
 
 struct wh_rtt_peer {
-	struct in_addr src, dst;
-	uint32_t qpn;		/* the device's QP */
-	int rx;			/* raw UDP socket in the peer's namespace */
+	struct wh_fake_peer f;
 	int got;		/* WRITE packets received */
 	int nackreq;		/* how many asked for an ACK, */
 	uint32_t ackreq[WH_RTT_PKTS];	/*  their PSNs */
@@ -1370,11 +1514,11 @@ static int wh_rtt_peer_fn(void *arg)
 	const uint8_t *ib;
 	int fd;
 
-	fd = wp_udp_socket(r->src, WH_SPORT);
+	fd = wp_udp_socket(r->f.src, WH_SPORT);
 	if (fd < 0 || !p)
 		return 1;
 	while (r->got < WH_RTT_PKTS &&
-	       (ib = wh_roce_recv(r->rx, r->dst, in, sizeof(in)))) {
+	       (ib = wh_roce_recv(r->f.rx, r->f.dst, in, sizeof(in)))) {
 		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
 		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
 			continue;
@@ -1386,11 +1530,11 @@ static int wh_rtt_peer_fn(void *arg)
 	if (r->got < WH_RTT_PKTS || r->nackreq < 2)
 		return 2;
 	usleep(WH_RTT_FIRST_MS * 1000);
-	if (wh_send_aeth(fd, p, r->src, r->dst, r->qpn, WH_AETH_ACK, 0,
+	if (wh_fake_aeth(fd, p, &r->f, WH_AETH_ACK, 0,
 			 r->ackreq[0]))
 		return 3;
 	usleep(WH_RTT_LAST_MS * 1000);
-	if (wh_send_aeth(fd, p, r->src, r->dst, r->qpn, WH_AETH_ACK, 1,
+	if (wh_fake_aeth(fd, p, &r->f, WH_AETH_ACK, 1,
 			 WH_RTT_PSN + WH_RTT_PKTS - 1))
 		return 4;
 	close(fd);
@@ -1421,15 +1565,10 @@ TEST_F_TIMEOUT(wire_hostile, round_trip_is_timed_while_streaming, 60)
 	ASSERT_GE(WH_BUF, WH_RTT_PKTS * 1024);
 	r = wh_child_shared(sizeof(*r));
 	ASSERT_NE(NULL, r);
-	qp = wh_peer_qp(self, &cq);
+	qp = wh_fake_peer_qp(self, &r->f, WH_RTT_PSN,
+			     WH_TIMEOUT_PATIENT, &tv, &cq);
 	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, wh_rts_patient(qp, WH_RTT_PSN));
 	ASSERT_EQ(0, wh_qp_attr(self->d.name, qp->qp_num, "srtt_us"));
-	r->src = self->peer;
-	r->dst = self->addr;
-	r->qpn = qp->qp_num;
-	r->rx = wh_peer_rx(self, &tv);
-	ASSERT_LE(0, r->rx);
 
 	ASSERT_EQ(0, wh_post_rdma(qp, IBV_WR_RDMA_WRITE, 1, self->buf,
 				  WH_RTT_PKTS * 1024, self->mr->lkey));
@@ -1446,7 +1585,7 @@ TEST_F_TIMEOUT(wire_hostile, round_trip_is_timed_while_streaming, 60)
 	/* Not the last AckReq's round trip, which includes both waits. */
 	EXPECT_GT((WH_RTT_FIRST_MS + WH_RTT_LAST_MS) * 1000, srtt);
 
-	close(r->rx);
+	close(r->f.rx);
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 	munmap(r, sizeof(*r));
