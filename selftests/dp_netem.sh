@@ -40,7 +40,15 @@ DP_NETEM_PEER=${DP_NETEM_PEER:-$DP_LINK_TYPE}
 DP_NETEM_ITERS=${DP_NETEM_ITERS:-50}
 
 dp_require ibv_rc_pingpong ib_write_bw ib_read_bw ib_write_lat tc ss
-trap dp_cleanup EXIT
+
+# The refusal stage may lower netdev_max_backlog: give it back however
+# the file ends, not to leave it to the files after this one.
+backlog=
+netem_cleanup() {
+	[[ -z $backlog ]] || sysctl -qw net.core.netdev_max_backlog="$backlog"
+	dp_cleanup
+}
+trap netem_cleanup EXIT
 dp_begin
 modprobe sch_netem 2>/dev/null
 dp_load "$DP_LINK_TYPE" || ktap_skip_all "cannot load the $DP_LINK_TYPE driver"
@@ -236,8 +244,9 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	dp_report write_requests_refused_are_not_lost \
 		"$((resent - timeouts > refused / 4))" \
 		"$resent resent, $timeouts of them timeouts' probes, for $refused refused"
-	if [[ -n ${backlog:-} ]]; then
+	if [[ -n $backlog ]]; then
 		sysctl -qw net.core.netdev_max_backlog="$backlog"
+		backlog=
 	fi
 else
 	# A go-back-N peer keeps nothing past a gap: no loss probe goes to it.
