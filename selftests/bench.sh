@@ -43,6 +43,8 @@
 
 # shellcheck source=selftests/lib/ktap.sh
 . "$(dirname "$0")/lib/ktap.sh"
+# shellcheck source=selftests/lib/perftest.sh
+. "$(dirname "$0")/lib/perftest.sh"
 
 OUT=${RESULTS:-/tmp}
 LOGS=$OUT/bench
@@ -95,19 +97,14 @@ fi
 declare -A SAMPLES RESULT LO HI
 
 # Pull the metric out of a perftest client log: average bandwidth (MB/s),
-# message rate (Mpps) or typical latency (usec), from the result line that
-# starts with the message size.
+# message rate (Mpps) or typical latency (usec): perftest_value().
 perf_metric() {
 	local log=$1 size=$2 kind=$3
 
-	awk -v size="$size" -v kind="$kind" '
-		/#bytes/ { hdr = 1; next }
-		hdr && $1 == size {
-			if (kind == "bw") v = $4
-			else if (kind == "rate") v = $5
-			else v = $5
-		}
-		END { if (v != "") print v; else exit 1 }' "$log"
+	case $kind in
+	bw) perftest_value "$log" "$size" 4 ;;
+	*) perftest_value "$log" "$size" 5 ;;
+	esac
 }
 
 # run_len ITERS: perftest's "-n N" (scaled) or, for D<s>, "-D <s>".
@@ -165,7 +162,8 @@ perf_run() {
 		SAMPLES[$label.$name]+="$v "
 		printf '  %-6s %-16s %s\n' "$label" "$name" "$v"
 	else
-		printf '  %-6s %-16s failed (exit %s), see %s\n' "$label" "$name" "$rc" "$log.client"
+		printf '  %-6s %-16s failed (exit %s, or no valid result), see %s\n' \
+			"$label" "$name" "$rc" "$log.client"
 		tail -n 5 "$log.client" | sed 's/^/         | /'
 	fi
 	counters_diff "$c0" "$(counters_snap)" "$log"

@@ -51,6 +51,8 @@
 . "$(dirname "$0")/lib/ktap.sh"
 # shellcheck source=selftests/lib/hosts.sh
 . "$(dirname "$0")/lib/hosts.sh"
+# shellcheck source=selftests/lib/perftest.sh
+. "$(dirname "$0")/lib/perftest.sh"
 
 LIB=$(cd "$(dirname "$0")/lib" && pwd)
 ROLE=${1:-}
@@ -211,9 +213,9 @@ perf() {
 	RESENT=$((x1 - x0))
 	# A failed client leaves the server waiting: stop it soon.
 	peer wait srv "$( ((rc)) && echo 5 || echo "$TMO")" >"$log.server" 2>&1
-	v=$(awk -v size="$size" '/#bytes/ { h = 1; next } h && $1 == size { v = $4 } END { print v }' "$log")
+	v=$(perftest_value "$log" "$size" 4)
 	if [[ $rc -ne 0 || -z $v ]]; then
-		echo "  $label $name: failed (exit $rc), see $log"
+		echo "  $label $name: failed (exit $rc, or no valid result), see $log"
 		tail -n 5 "$log" | sed 's/^/    | /'
 		return 1
 	fi
