@@ -1217,10 +1217,9 @@ void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 	 * two-host loss row's timeouts, where the path back is slow.  The
 	 * same NAK again restarts nothing (comp.c), and a NAK of a later PSN
 	 * acknowledges the PSNs before it: no peer holds the timeout off for
-	 * ever.
-	 */
-	vrnic_req_arm_timer(qp);
-	/*
+	 * ever.  Armed once the resend is set up, so that the loss probe
+	 * judges what follows the NAK (vrnic_req_probe_due()).
+	 *
 	 * Selective only while sending new packets: a go-back-N under way
 	 * reaches @psn by itself.  And not while a go-back-N's packets are
 	 * still unacknowledged, all sent or not: they may reach the
@@ -1233,12 +1232,13 @@ void vrnic_req_seq_nak(struct vrnic_qp *qp, u32 psn)
 	 */
 	if (gbn || vrnic_psn_add(psn, 1) == xp->max_psn) {
 		vrnic_req_rewind(qp, psn);
-		return;
+	} else {
+		vrnic_qp_dbg(qp, "seq NAK %#x: resend it alone (max_psn %#x)\n",
+			     psn, xp->max_psn);
+		xp->rewind_psn = psn;	/* a duplicated NAK resends nothing */
+		vrnic_req_resend_alone(xp, psn, false);
 	}
-	vrnic_qp_dbg(qp, "seq NAK %#x: resend it alone (max_psn %#x)\n",
-		     psn, xp->max_psn);
-	xp->rewind_psn = psn;		/* a duplicated NAK resends nothing */
-	vrnic_req_resend_alone(xp, psn, false);
+	vrnic_req_arm_timer(qp);
 }
 
 /**
