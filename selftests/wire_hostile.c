@@ -1245,6 +1245,13 @@ struct wh_gap_peer {
 	uint32_t first[2];	/* the first PSN of each */
 };
 
+/* Is the BTH at @ib an RC RDMA WRITE (FIRST .. ONLY) to the peer's QP? */
+static bool wh_write_to_peer(const uint8_t *ib)
+{
+	return ib[0] >= WP_RC_WRITE_FIRST && ib[0] <= WP_RC_WRITE_ONLY &&
+	       (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) == WH_PEER_QPN;
+}
+
 /*
  * Count the WRITE packets the device at @from sends the peer's QP until
  * none has come for the timeout of raw socket @rx; the first one's PSN in
@@ -1258,9 +1265,7 @@ static int wh_write_collect(int rx, struct in_addr from, uint32_t *first)
 
 	*first = 0;
 	while ((ib = wh_roce_recv(rx, from, in, sizeof(in)))) {
-		/* RC RDMA WRITE FIRST (0x06) .. ONLY (0x0a) to the peer QP */
-		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
-		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
+		if (!wh_write_to_peer(ib))
 			continue;
 		if (!n++)
 			*first = ib[9] << 16 | ib[10] << 8 | ib[11];
@@ -1519,8 +1524,7 @@ static int wh_rtt_peer_fn(void *arg)
 		return 1;
 	while (r->got < WH_RTT_PKTS &&
 	       (ib = wh_roce_recv(r->f.rx, r->f.dst, in, sizeof(in)))) {
-		if (ib[0] < WP_RC_WRITE_FIRST || ib[0] > 0x0a ||
-		    (uint32_t)(ib[5] << 16 | ib[6] << 8 | ib[7]) != WH_PEER_QPN)
+		if (!wh_write_to_peer(ib))
 			continue;
 		r->got++;
 		if (ib[8] & 0x80)		/* BTH AckReq */

@@ -38,6 +38,7 @@
 #define WP_MAX_IB	4200	/* BTH through payload, ICRC excluded */
 #define WP_RC_SEND_ONLY	0x04
 #define WP_RC_WRITE_FIRST 0x06
+#define WP_RC_WRITE_ONLY 0x0a
 #define WP_RC_ACK	0x11
 #define WP_UD_SEND_ONLY	0x64
 #define WP_NOBODY	65534	/* uid and gid of the unprivileged sender */
