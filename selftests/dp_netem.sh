@@ -44,8 +44,12 @@ dp_require ibv_rc_pingpong ib_write_bw ib_read_bw ib_write_lat tc ss
 # The refusal stage may lower netdev_max_backlog: give it back however
 # the file ends, not to leave it to the files after this one.
 backlog=
-netem_cleanup() {
+backlog_restore() {
 	[[ -z $backlog ]] || sysctl -qw net.core.netdev_max_backlog="$backlog"
+	backlog=
+}
+netem_cleanup() {
+	backlog_restore
 	dp_cleanup
 }
 trap netem_cleanup EXIT
@@ -244,10 +248,7 @@ if [[ ${DP_TYPE[A]} == vrnic && ${DP_TYPE[B]} == vrnic ]]; then
 	dp_report write_requests_refused_are_not_lost \
 		"$((resent - timeouts > refused / 4))" \
 		"$resent resent, $timeouts of them timeouts' probes, for $refused refused"
-	if [[ -n $backlog ]]; then
-		sysctl -qw net.core.netdev_max_backlog="$backlog"
-		backlog=
-	fi
+	backlog_restore
 else
 	# A go-back-N peer keeps nothing past a gap: no loss probe goes to it.
 	probes=$(($(counter_sum loss_probes) - probes0))
