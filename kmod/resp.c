@@ -457,7 +457,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			op = VRNIC_READ_RESP_LAST;
 		else
 			op = VRNIC_READ_RESP_MIDDLE;
-		lend = vrnic_lend_ok(&qp->xport.route, n, 1);
+		lend = vrnic_lend_resp_ok(&qp->xport.route, n);
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
 				       VRNIC_SYN_PLAIN_ACK, lend);
 		if (!skb)

@@ -106,17 +106,19 @@ struct vrnic_rdres {
 /*
  * A QP's route: the cached dst, and whether the device its last packet
  * left by takes payload as page fragments (@lend: local delivery, or a
- * device with NETIF_F_SG).  A device without scatter-gather would have
- * the stack copy a lent payload into a new linear buffer
- * (validate_xmit_skb()): an allocation and a copy on top of the lending,
- * where building the packet linear costs one copy.  @lend is a hint that
- * every vrnic_xmit() of the QP writes and the engines read without a
- * lock: a stale value costs one packet that copy or that linearization,
- * never correctness.
+ * device with NETIF_F_SG) and whether that was local delivery (@local,
+ * where no ICRC is computed: vrnic_lend_resp_ok()).  A device without
+ * scatter-gather would have the stack copy a lent payload into a new
+ * linear buffer (validate_xmit_skb()): an allocation and a copy on top of
+ * the lending, where building the packet linear costs one copy.  Both are
+ * hints that every vrnic_xmit() of the QP writes and the engines read
+ * without a lock: a stale value costs one packet that copy or that
+ * linearization, never correctness.
  */
 struct vrnic_route {
 	struct dst_cache dst_cache;
 	bool lend;
+	bool local;
 };
 
 /*
@@ -385,6 +387,7 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn);
 struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 		   u32 num_sge);
+bool vrnic_lend_resp_ok(const struct vrnic_route *route, u32 payload);
 int vrnic_loop_pick_cpu(bool pipelined);
 int vrnic_next_cpu(void);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,

@@ -31,6 +31,7 @@
 
 #include "vrnic.h"
 #include "hdr.h"
+#include "opcode.h"
 #include "verbs.h"
 #include "cc.h"
 
@@ -66,6 +67,38 @@ bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 	return READ_ONCE(zero_copy) && READ_ONCE(route->lend) &&
 	       payload >= VRNIC_LEND_MIN &&
 	       num_sge && num_sge <= VRNIC_LEND_MAX_SGE;
+}
+
+/*
+ * A READ response's payload is the responder's memory, which its owner
+ * may store into at any time: the READ then returns some mix of old and
+ * new bytes, but it completes (a NIC's DMA reads each byte once, and the
+ * NIC computes the ICRC over what it read).  A lent payload is read
+ * twice, by the ICRC here and later by the netdev or by the peer's
+ * receiver, so a store in between makes the ICRC fail at the peer: the
+ * response is dropped there, and memory written without pause is never
+ * read (IBV_WC_RETRY_EXC_ERR; dp_security's
+ * read_of_memory_written_meanwhile_completes).  The stack follows the
+ * same rule: TCP sends pages uncopied only where the device checksums
+ * them (tcp_sendpage()).  So READ responses are lent only to local
+ * delivery, where no ICRC is computed and the receiver reads each byte
+ * once.  A request's payload is lent onto the wire too: the verbs have the
+ * application leave a send buffer alone until its WQE completes, which
+ * is after the peer's ACK.
+ */
+bool vrnic_lend_resp_ok(const struct vrnic_route *route, u32 payload)
+{
+	return READ_ONCE(route->local) && vrnic_lend_ok(route, payload, 1);
+}
+
+/* Does @skb (BTH at skb->data) carry a lent READ response payload? */
+static bool vrnic_skb_lends_resp(const struct sk_buff *skb)
+{
+	u8 opcode = ((const struct vrnic_bth *)skb->data)->opcode;
+
+	return skb_shinfo(skb)->nr_frags &&
+	       opcode >= (VRNIC_OP_RC | VRNIC_READ_RESP_FIRST) &&
+	       opcode <= (VRNIC_OP_RC | VRNIC_READ_RESP_ONLY);
 }
 
 /*
@@ -628,7 +661,7 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 	struct dst_cache *cache = route ? &route->dst_cache : NULL;
 	unsigned int len = skb->len;
 	struct dst_entry *dst;
-	bool lend;
+	bool lend, local;
 	u8 dsfield;
 	u32 prio;
 	int err;
@@ -644,11 +677,22 @@ int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,
 		goto err_count;
 	}
 	skb->dev = dst->dev;
+	local = vrnic_dst_is_local(dst);
 	if (route) {
 		/* For the QP's next packets: see struct vrnic_route. */
 		lend = vrnic_dst_lends(dst);
 		if (READ_ONCE(route->lend) != lend)
 			WRITE_ONCE(route->lend, lend);
+		if (READ_ONCE(route->local) != local)
+			WRITE_ONCE(route->local, local);
+	}
+	/* Built on a stale @route->local: see vrnic_lend_resp_ok(). */
+	if (unlikely(!local && vrnic_skb_lends_resp(skb)) &&
+	    skb_linearize(skb)) {
+		dst_release(dst);
+		kfree_skb(skb);
+		err = -ENOMEM;
+		goto err_count;
 	}
 	vrnic_push_udp(skb, sport);
 
