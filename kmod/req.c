@@ -420,7 +420,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	bool ud = qp->ibqp.qp_type == IB_QPT_UD ||
 		  qp->ibqp.qp_type == IB_QPT_GSI;
 	u32 mtu = vrnic_qp_mtu(qp), rem, payload, pad, dqpn, psn;
-	bool first, last, ackreq = false, se, lend;
+	bool first, last, ackreq = false, se, lend, resend;
 	unsigned long ack_every;
 	const struct vrnic_av *av;
 	struct sk_buff *skb;
@@ -437,13 +437,16 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	payload = (info->mask & VRNIC_M_PAYLOAD) ? min(rem, mtu) : 0;
 	pad = -payload & 3;
 	psn = xp->req_psn;
+	resend = qp->ibqp.qp_type == IB_QPT_RC &&
+		 vrnic_psn_cmp(psn, xp->max_psn) < 0;
 	/*
 	 * RC only: its WQE completes on the peer's ACK, after the packet
 	 * was received.  UC and UD complete when sent, and the user may
 	 * write the buffer again while a lent page still waits in a queue.
 	 */
 	lend = qp->ibqp.qp_type == IB_QPT_RC && op != VRNIC_ATOMIC_WRITE &&
-	       vrnic_lend_ok(&xp->route, payload, wqe->dma.num_sge);
+	       vrnic_lend_req_ok(&xp->route, payload, wqe->dma.num_sge,
+				 resend);
 
 	skb = vrnic_skb_alloc(vdev, info->length + (lend ? 0 : payload + pad +
 						     VRNIC_ICRC_BYTES));
@@ -602,8 +605,7 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 		xp->sq_stats.tx_packets++;
 		xp->sq_stats.tx_bytes += payload;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    vrnic_psn_cmp(psn, xp->max_psn) < 0) {
+	if (resend) {
 		xp->sq_stats.retransmits++;
 		vrnic_counter_inc(vdev, VRNIC_CNT_RETRANSMITS);
 	}

@@ -388,6 +388,8 @@ struct sk_buff *vrnic_skb_alloc(struct vrnic_dev *vdev, u32 len);
 bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
 		   u32 num_sge);
 bool vrnic_lend_resp_ok(const struct vrnic_route *route, u32 payload);
+bool vrnic_lend_req_ok(const struct vrnic_route *route, u32 payload,
+		       u32 num_sge, bool resend);
 int vrnic_loop_pick_cpu(bool pipelined);
 int vrnic_next_cpu(void);
 int vrnic_xmit(struct vrnic_dev *vdev, const struct vrnic_av *av,

@@ -82,13 +82,29 @@ bool vrnic_lend_ok(const struct vrnic_route *route, u32 payload,
  * same rule: TCP sends pages uncopied only where the device checksums
  * them (tcp_sendpage()).  So READ responses are lent only to local
  * delivery, where no ICRC is computed and the receiver reads each byte
- * once.  A request's payload is lent onto the wire too: the verbs have the
- * application leave a send buffer alone until its WQE completes, which
- * is after the peer's ACK.
+ * once.
  */
 bool vrnic_lend_resp_ok(const struct vrnic_route *route, u32 payload)
 {
 	return READ_ONCE(route->local) && vrnic_lend_ok(route, payload, 1);
+}
+
+/*
+ * A request's payload is lent to the wire when it is first sent: the
+ * verbs have the application leave a send buffer alone until its WQE
+ * completes, after the peer's ACK.  Not every sender does: an
+ * application may send from memory it keeps updating, and nfsd sends
+ * page-cache pages that a local writer may be changing, which a NIC
+ * turns into some mix of old and new bytes.  Lent, such a packet fails
+ * its ICRC at the peer, which drops it as lost.  So a packet sent again
+ * (@resend: a go-back-N, a selective resend, a probe) is copied to the
+ * wire: its ICRC matches what it carries, and the WQE completes.
+ */
+bool vrnic_lend_req_ok(const struct vrnic_route *route, u32 payload,
+		       u32 num_sge, bool resend)
+{
+	return (!resend || READ_ONCE(route->local)) &&
+	       vrnic_lend_ok(route, payload, num_sge);
 }
 
 /* Does @skb (BTH at skb->data) carry a lent READ response payload? */

@@ -898,19 +898,23 @@ TEST_F(dp_security, read_source_deregistered_in_flight_sends_only_its_bytes)
 }
 
 /*
- * An RDMA READ of memory its owner keeps writing.  The responder's
- * application is no party to a READ and may store into the region at any
- * time: the requester then gets some mix of old and new bytes, but the
- * READ completes, as it does on a NIC, whose DMA reads each byte once.  A
- * READ response whose payload the stack reads later than its ICRC was
- * computed (a page lent to the skb: docs/wire.md, "Zero-copy transmit")
- * would carry an ICRC that no longer matches: the requester drops it
- * (icrc_errors), and a region written without pause never arrives
- * (IBV_WC_RETRY_EXC_ERR).  In the pair variant the responses wait in a
- * netem delay, which a NIC's transmit queue can be.
+ * RDMA of memory its owner keeps writing.  The responder's application is
+ * no party to a READ and may store into the region at any time; and an
+ * application may send from memory it keeps updating (so does nfsd, from
+ * page-cache pages a local writer changes), against the verbs' advice.
+ * On a NIC, whose DMA reads each byte once, the operation completes with
+ * some mix of old and new bytes.  A payload lent to the skb is read twice
+ * (docs/wire.md, "Zero-copy transmit"): by the ICRC when the packet is
+ * sent and by the netdev or the peer later, so a store in between makes
+ * the peer drop the packet (icrc_errors), and a region written without
+ * pause never arrived (IBV_WC_RETRY_EXC_ERR).  In the pair variant the
+ * packets carrying the payload wait in a netem delay, as they can in a
+ * NIC's transmit queue.  READ responses are copied to the wire, so the
+ * requester counts no ICRC error; a WRITE's first send may be lost so,
+ * but what is resent is copied and the WRITE completes.
  */
 #define SEC_BUSY_LEN	((size_t)64 * 1024)
-#define SEC_BUSY_READS	8
+#define SEC_BUSY_OPS	8
 #define SEC_BUSY_DELAY	"20ms"
 
 struct sec_busy_writer {
@@ -952,31 +956,41 @@ static long long sec_counter(struct dp_dev *d, const char *name)
 	return v;
 }
 
-TEST_F(dp_security, read_of_memory_written_meanwhile_completes)
+/* @read: READ from the responder's busy source; else WRITE from ours. */
+static void sec_busy(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(dp_security) *self, bool read)
 {
-	const char *ns = getenv("DP_NS");
+	const char *ns = getenv("DP_NS"), *veth = getenv("DP_VETH");
+	struct dp_dev *src_dev = read ? self->b : self->a;
+	struct dp_dev *sink_dev = read ? self->a : self->b;
 	struct sec_busy_writer w = { 0 };
 	struct ibv_send_wr wr = {
-		.opcode = IBV_WR_RDMA_READ,
+		.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
 		.num_sge = 1,
 		.send_flags = IBV_SEND_SIGNALED,
 	};
 	char qdisc_dev[64] = "", qdisc_ns[80] = "";
 	long long icrc0, icrc1;
 	struct ibv_mr *smr, *kmr;
+	const char *why = NULL;
 	struct ibv_send_wr *bad;
 	uint8_t *src, *sink;
 	struct ibv_sge sge;
-	struct ibv_wc wc;
-	const char *why = NULL;
 	pthread_t writer;
+	struct ibv_wc wc;
 	int i;
 
 	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
 		return;
-	if (self->a != self->b && ns && getenv("DP_VETH")) {
-		ASSERT_EQ(0, sec_peer_veth(ns, qdisc_dev, sizeof(qdisc_dev)));
-		snprintf(qdisc_ns, sizeof(qdisc_ns), "-n %s", ns);
+	/* The side that sends the payload delays it (sec_dereg_in_flight()). */
+	if (self->a != self->b && ns && veth) {
+		if (read) {
+			ASSERT_EQ(0, sec_peer_veth(ns, qdisc_dev,
+						   sizeof(qdisc_dev)));
+			snprintf(qdisc_ns, sizeof(qdisc_ns), "-n %s", ns);
+		} else {
+			snprintf(qdisc_dev, sizeof(qdisc_dev), "%s", veth);
+		}
 		ASSERT_EQ(0, vrnic_sh("tc %s qdisc add dev %s root netem delay "
 				      SEC_BUSY_DELAY " limit 10000",
 				      qdisc_ns, qdisc_dev));
@@ -988,23 +1002,31 @@ TEST_F(dp_security, read_of_memory_written_meanwhile_completes)
 	ASSERT_NE(MAP_FAILED, src);
 	ASSERT_NE(MAP_FAILED, sink);
 	memset(src, 0x11, SEC_BUSY_LEN);
-	smr = ibv_reg_mr(self->b->pd, src, SEC_BUSY_LEN,
-			 IBV_ACCESS_REMOTE_READ);
-	kmr = ibv_reg_mr(self->a->pd, sink, SEC_BUSY_LEN,
-			 IBV_ACCESS_LOCAL_WRITE);
+	smr = ibv_reg_mr(src_dev->pd, src, SEC_BUSY_LEN,
+			 read ? IBV_ACCESS_REMOTE_READ : 0);
+	kmr = ibv_reg_mr(sink_dev->pd, sink, SEC_BUSY_LEN,
+			 IBV_ACCESS_LOCAL_WRITE |
+			 (read ? 0 : IBV_ACCESS_REMOTE_WRITE));
 	ASSERT_NE(NULL, smr) TH_LOG("reg_mr: %s", strerror(errno));
 	ASSERT_NE(NULL, kmr) TH_LOG("reg_mr: %s", strerror(errno));
-	sge.addr = (uintptr_t)sink;
 	sge.length = SEC_BUSY_LEN;
-	sge.lkey = kmr->lkey;
+	if (read) {
+		sge.addr = (uintptr_t)sink;
+		sge.lkey = kmr->lkey;
+		wr.wr.rdma.remote_addr = (uintptr_t)src;
+		wr.wr.rdma.rkey = smr->rkey;
+	} else {
+		sge.addr = (uintptr_t)src;
+		sge.lkey = smr->lkey;
+		wr.wr.rdma.remote_addr = (uintptr_t)sink;
+		wr.wr.rdma.rkey = kmr->rkey;
+	}
 	wr.sg_list = &sge;
-	wr.wr.rdma.remote_addr = (uintptr_t)src;
-	wr.wr.rdma.rkey = smr->rkey;
 
-	icrc0 = sec_counter(self->a, "icrc_errors");
+	icrc0 = sec_counter(sink_dev, "icrc_errors");
 	w.buf = src;
 	ASSERT_EQ(0, pthread_create(&writer, NULL, sec_busy_writer_fn, &w));
-	for (i = 0; i < SEC_BUSY_READS && !why; i++) {
+	for (i = 0; i < SEC_BUSY_OPS && !why; i++) {
 		wr.wr_id = i;
 		if (ibv_post_send(self->qa.qp, &wr, &bad))
 			why = "post_send failed";
@@ -1015,18 +1037,30 @@ TEST_F(dp_security, read_of_memory_written_meanwhile_completes)
 	}
 	w.stop = true;
 	pthread_join(writer, NULL);
-	icrc1 = sec_counter(self->a, "icrc_errors");
+	icrc1 = sec_counter(sink_dev, "icrc_errors");
 	if (qdisc_dev[0])
 		vrnic_sh("tc %s qdisc del dev %s root", qdisc_ns, qdisc_dev);
-	TH_LOG("%d READs of %zu bytes while the source was written %lu times; requester icrc_errors +%lld",
-	       i, SEC_BUSY_LEN, w.rounds, icrc1 - icrc0);
-	ASSERT_EQ(NULL, why) TH_LOG("READ %d: %s", i - 1, why);
-	if (icrc0 >= 0)
+	TH_LOG("%d %ss of %zu bytes while the source was written %lu times; receiver's icrc_errors +%lld",
+	       i, read ? "READ" : "WRITE", SEC_BUSY_LEN, w.rounds,
+	       icrc1 - icrc0);
+	ASSERT_EQ(NULL, why) TH_LOG("%s %d: %s", read ? "READ" : "WRITE",
+				    i - 1, why);
+	if (read && icrc0 >= 0)
 		EXPECT_EQ(icrc0, icrc1);
 	ibv_dereg_mr(kmr);
 	ibv_dereg_mr(smr);
 	munmap(sink, SEC_BUSY_LEN);
 	munmap(src, SEC_BUSY_LEN);
+}
+
+TEST_F(dp_security, read_of_memory_written_meanwhile_completes)
+{
+	sec_busy(_metadata, self, true);
+}
+
+TEST_F(dp_security, write_from_memory_written_meanwhile_completes)
+{
+	sec_busy(_metadata, self, false);
 }
 
 int main(int argc, char **argv)
