@@ -294,7 +294,9 @@ run_loss() {
 # pages (on, the default) or copied into the skb (off).  Both rows on one
 # device (local delivery: the receiver reads the sender's pages) and
 # across the veth pair (the netdev carries the pages); which setting goes
-# first alternates by round.
+# first alternates by round.  READ responses to the wire are copied
+# whatever the parameter says (docs/wire.md, "Zero-copy transmit"), so
+# the READ row across the pair is the control: both settings alike.
 ZC_PARAM=/sys/module/vrnic/parameters/zero_copy
 ZC_ROWS=(
 	"write_bw_64KiB ib_write_bw 65536 1000 bw"
