@@ -559,15 +559,15 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
  * VRNIC_REFUSED_WAIT_MIN_NS while refusals continue, up to
  * VRNIC_REFUSED_WAIT_MAX_NS, well below the ACK timeouts consumers set
  * (4.096 us * 2^timeout, IBA 9.7.6.1.3; perftest's 14 is 67 ms): a peer
- * whose timeout is shorter resends, as after a loss.  After
- * VRNIC_REFUSED_MAX refusals in a row (about 120 ms of waiting) the
- * packet counts as lost, as before, so that a queue that never drains
- * ends in the requester's retries and a RETRY_EXC_ERR completion, not
- * in a QP that waits for ever.
+ * whose timeout is shorter resends, as after a loss.  After @max
+ * refusals in a row the packet counts as lost, as before, so that a
+ * queue that never drains ends in the requester's retries and a
+ * RETRY_EXC_ERR completion, not in a QP that waits for ever: for a
+ * request or a READ response VRNIC_REFUSED_MAX (about 120 ms of waiting;
+ * cc.h), for an ACK or NAK VRNIC_REFUSED_ANSWER_MAX.
  */
 #define VRNIC_REFUSED_WAIT_MIN_NS	(16 * NSEC_PER_USEC)
 #define VRNIC_REFUSED_WAIT_MAX_NS	(2 * NSEC_PER_MSEC)
-#define VRNIC_REFUSED_MAX		64
 
 /**
  * vrnic_cc_refused - a sender's packet was refused by the stack
@@ -575,19 +575,20 @@ bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who)
  * @who: the requester (@sq_lock held) or the responder (@rq_lock held)
  * @refusals: @who's count of refusals in a row, which the caller resets
  *	when a packet goes
+ * @max: how many in a row before the packet counts as lost
  *
  * Return: true if @who is to stop and build the packet again: the
  * pacer's timer runs its work item after the pause (see above), as it
- * does when vrnic_cc_tx_ok() holds it.  False after VRNIC_REFUSED_MAX
+ * does when vrnic_cc_tx_ok() holds it.  False after @max
  * in a row: the packet counts as lost.
  */
 bool vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
-		      u8 *refusals)
+		      u8 *refusals, u8 max)
 {
 	struct vrnic_qp_cc *cc = &qp->xport.cc;
 	u64 wait;
 
-	if (*refusals >= VRNIC_REFUSED_MAX) {
+	if (*refusals >= max) {
 		*refusals = 0;
 		return false;
 	}

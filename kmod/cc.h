@@ -116,8 +116,17 @@ void vrnic_np_mark(struct vrnic_qp *qp, struct sk_buff *skb, u8 dsfield,
 		   u32 mask);
 void vrnic_rp_cnp_rcv(struct vrnic_qp *qp);
 bool vrnic_cc_tx_ok(struct vrnic_qp *qp, enum vrnic_cc_sender who);
+/*
+ * Refusals in a row before a refused packet counts as lost (see
+ * vrnic_cc_refused()).  An ACK or NAK is tried longer, about half a
+ * second at the longest pause: sending it again holds nothing back, and
+ * given up it costs the requester a timeout.
+ */
+#define VRNIC_REFUSED_MAX		64
+#define VRNIC_REFUSED_ANSWER_MAX	255
+
 bool vrnic_cc_refused(struct vrnic_qp *qp, enum vrnic_cc_sender who,
-		      u8 *refusals);
+		      u8 *refusals, u8 max);
 bool vrnic_cc_pfc_holding(struct vrnic_qp *qp);
 bool vrnic_cc_loss_is_congestion(struct vrnic_qp *qp);
 void vrnic_cc_sent(struct vrnic_qp *qp, u32 roce_bytes);

@@ -594,7 +594,8 @@ static int vrnic_req_packet(struct vrnic_qp *qp, struct vrnic_send_wqe *wqe,
 	 * route), and refusals without end, count as lost: RC resends.
 	 */
 	if (err == -ENOBUFS &&
-	    vrnic_cc_refused(qp, VRNIC_CC_REQUESTER, &xp->refusals)) {
+	    vrnic_cc_refused(qp, VRNIC_CC_REQUESTER, &xp->refusals,
+			     VRNIC_REFUSED_MAX)) {
 		if (payload && op != VRNIC_ATOMIC_WRITE)
 			vrnic_dma_seek(&wqe->dma, xp->send_off);
 		return err;

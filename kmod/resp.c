@@ -133,34 +133,72 @@ static bool vrnic_resp_ack_hold(struct vrnic_qp *qp, u32 psn)
  * The held ACK as a packet, because the responder sends another one
  * behind it.  @rq_lock held.
  */
+static void vrnic_send_ack_msn(struct vrnic_qp *qp, u8 syn, u32 psn, u32 msn);
+
 static void vrnic_resp_ack_unhold(struct vrnic_qp *qp)
 {
 	struct vrnic_held_ack held = qp->xport.held_ack;
-	const struct vrnic_opcode_info *info;
-	struct sk_buff *skb;
 
 	qp->xport.held_ack.peer = NULL;
 	vrnic_local_ack_put(held.peer);
-	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, held.psn, 0,
-			       VRNIC_SYN_PLAIN_ACK, false);
+	vrnic_send_ack_msn(qp, VRNIC_SYN_PLAIN_ACK, held.psn, held.msn);
+}
+
+/*
+ * ACK or NAK (IBA 9.7.5.1.1) for @psn, with MSN @msn.
+ *
+ * One the stack refuses (a full qdisc, a veth peer's backlog: see
+ * vrnic_cc_refused()) is one this host dropped, and an answer lost so
+ * cost the requester a loss probe or its ACK timeout when nothing
+ * followed it (the last ACK of a stream, a sequence NAK).  So it is kept
+ * and sent again by the responder's work item after the same pause as a
+ * refused READ response, until VRNIC_REFUSED_ANSWER_MAX refusals in a
+ * row.  A later answer replaces it: an ACK acknowledges every PSN up to
+ * its own, and the responder NAKs only its expected PSN.
+ */
+static void vrnic_send_ack_msn(struct vrnic_qp *qp, u8 syn, u32 psn, u32 msn)
+{
+	struct vrnic_refused_ack *again = &qp->xport.refused_ack;
+	const struct vrnic_opcode_info *info;
+	struct sk_buff *skb;
+	int err;
+
+	again->pending = false;
+	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, false);
 	if (!skb)
 		return;
 	info = &vrnic_opcode[VRNIC_OP_RC | VRNIC_ACK];
-	aeth_set((void *)(skb->data + info->off_aeth), VRNIC_SYN_PLAIN_ACK,
-		 held.msn);
-	vrnic_resp_xmit(qp, skb, 0);
+	aeth_set((void *)(skb->data + info->off_aeth), syn, msn);
+	err = vrnic_resp_xmit(qp, skb, 0);
+	if (err != -ENOBUFS) {
+		again->refusals = 0;
+		return;
+	}
+	if (!vrnic_cc_refused(qp, VRNIC_CC_RESPONDER, &again->refusals,
+			      VRNIC_REFUSED_ANSWER_MAX))
+		return;
+	again->pending = true;
+	again->syn = syn;
+	again->psn = psn;
+	again->msn = msn;
 }
 
-/* ACK or NAK (IBA 9.7.5.1.1) for @psn. */
 static void vrnic_send_ack(struct vrnic_qp *qp, u8 syn, u32 psn)
 {
-	struct sk_buff *skb;
-
-	if (syn == VRNIC_SYN_PLAIN_ACK && vrnic_resp_ack_hold(qp, psn))
+	if (syn == VRNIC_SYN_PLAIN_ACK && vrnic_resp_ack_hold(qp, psn)) {
+		qp->xport.refused_ack.pending = false;
 		return;
-	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, false);
-	if (skb)
-		vrnic_resp_xmit(qp, skb, 0);
+	}
+	vrnic_send_ack_msn(qp, syn, psn, qp->xport.msn);
+}
+
+/* The work item's turn: the refused answer again.  @rq_lock held. */
+static void vrnic_resp_ack_again(struct vrnic_qp *qp)
+{
+	struct vrnic_refused_ack again = qp->xport.refused_ack;
+
+	if (again.pending)
+		vrnic_send_ack_msn(qp, again.syn, again.psn, again.msn);
 }
 
 static void vrnic_send_nak(struct vrnic_qp *qp, u8 code, u32 psn)
@@ -499,7 +537,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 		err = vrnic_resp_xmit(qp, skb, n);
 		if (err == -ENOBUFS &&
 		    vrnic_cc_refused(qp, VRNIC_CC_RESPONDER,
-				     &xp->read_refusals))
+				     &xp->read_refusals, VRNIC_REFUSED_MAX))
 			return VRNIC_READ_PACED;	/* this PSN again */
 		if (err != -ENOBUFS)
 			xp->read_refusals = 0;
@@ -1336,6 +1374,8 @@ void vrnic_resp_work(struct work_struct *work)
 	int budget = 256;
 
 	spin_lock_bh(&xp->rq_lock);
+	if (!xp->stopped && READ_ONCE(qp->state) != IB_QPS_ERR)
+		vrnic_resp_ack_again(qp);
 	while (!xp->stopped) {
 		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 			vrnic_rq_flush(qp);

@@ -104,6 +104,19 @@ struct vrnic_rdres {
 #define VRNIC_XP_NOMEM_RESP	1
 
 /*
+ * The responder's last ACK or NAK, refused by the stack, to be sent again
+ * by the responder's work item once the pause vrnic_cc_refused() set is
+ * over (vrnic_send_ack()).  A later answer replaces it.  @rq_lock.
+ */
+struct vrnic_refused_ack {
+	bool pending;
+	u8 syn;
+	u8 refusals;		/* in a row */
+	u32 psn;
+	u32 msn;
+};
+
+/*
  * A QP's route: the cached dst, and whether the device its last packet
  * left by takes payload as page fragments (@lend: local delivery, or a
  * device with NETIF_F_SG) and whether that was local delivery (@local,
@@ -257,6 +270,7 @@ struct vrnic_qp_xport {
 	u32 res_head;			/* next resource to reuse */
 	struct vrnic_rdres *res_cur;	/* READ being streamed, or NULL */
 	u8 read_refusals;		/*  its responses refused in a row */
+	struct vrnic_refused_ack refused_ack; /* vrnic_send_ack() again */
 	struct sk_buff_head backlog;	/* packets waiting behind @res_cur */
 	struct sk_buff_head ooo;	/* requests ahead of @epsn, by PSN */
 	struct work_struct resp_work;

@@ -189,6 +189,7 @@ static void vrnic_xport_reset(struct vrnic_qp *qp)
 	xp->retrans_armed = false;
 	xp->refusals = 0;
 	xp->read_refusals = 0;
+	memset(&xp->refused_ack, 0, sizeof(xp->refused_ack));
 	xp->sq_err = false;
 	xp->sqd_pending = false;
 

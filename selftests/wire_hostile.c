@@ -55,6 +55,10 @@
  *    the NAK again (the responder sends one NAK per gap, but a resend
  *    that asks for an ACK shows the first did not arrive).  The missing
  *    packet then completes the receive with one ACK of all four.
+ *  - refused_ack_is_sent_again: while the device's egress qdisc drops
+ *    every packet (pfifo limit 0), a peer sends a 4-packet SEND asking
+ *    for an ACK on the last; once a refusal is counted (tx_errors) the
+ *    qdisc goes, and the ACK must come by itself.
  *
  * Environment: none; the test builds its own veth pair, namespace and
  * devices (lib/dp_verbs.h).
@@ -1179,6 +1183,98 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
 	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
 	EXPECT_EQ(4096u, wc.byte_len);
+
+	close(n->rx);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	munmap(n, sizeof(*n));
+}
+
+/* ---- an ACK the stack refuses ---- */
+
+/* Runs as nobody: the 4-packet SEND whole, the last asking for an ACK. */
+static int wh_refused_peer_fn(void *arg)
+{
+	struct wh_nak_peer *n = arg;
+	struct wp_pkt *p = malloc(sizeof(*p));
+	int tx, i, ret = 0;
+
+	tx = wp_udp_socket(n->src, WH_SPORT);
+	if (!p || tx < 0)
+		return 1;
+	for (i = 0; i < 4 && !ret; i++)
+		if (wh_nak_step(n, p, tx, i, i == 3, -1))
+			ret = 2;
+	close(tx);
+	free(p);
+	return ret;
+}
+
+/*
+ * The stack may refuse the responder's ACK (a full qdisc, a veth peer's
+ * backlog).  The one that answers the last request of a burst has
+ * nothing after it: lost, it costs the requester a loss probe or its ACK
+ * timeout.  The device keeps a refused ACK and sends it again after a
+ * pause (resp.c, vrnic_send_ack_msn()).  Here the device's egress qdisc
+ * drops every packet (pfifo limit 0) while a 4-packet SEND arrives; once
+ * the device has counted a refusal (tx_errors) the qdisc goes, and the
+ * ACK of the last packet must come by itself, the peer sending nothing
+ * again.
+ */
+TEST_F_TIMEOUT(wire_hostile, refused_ack_is_sent_again, 60)
+{
+	const char *veth = getenv("DP_VETH"), *dev = self->d.name;
+	const char *peer = getenv("DP_NS_ADDR4");
+	struct timeval tv = { .tv_sec = 2 };
+	long long refused0, refused;
+	const uint8_t *in;
+	struct wh_nak_peer *n;
+	uint8_t buf[2048];
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int ret, del;
+
+	if (!veth)
+		SKIP(return, "no DP_VETH: the device's netdev is not known");
+	n = wh_child_shared(sizeof(*n));
+	ASSERT_NE(NULL, n);
+	qp = wh_peer_qp(self, &cq);
+	ASSERT_NE(NULL, qp);
+	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
+	n->src = self->peer;
+	n->dst = self->addr;
+	n->qpn = qp->qp_num;
+	n->rx = wh_peer_rx(self, &tv);
+	ASSERT_LE(0, n->rx);
+
+	/*
+	 * The qdisc drops ARP too: a neighbour entry that went stale
+	 * meanwhile would fail, and take the ACK sent again with it.
+	 */
+	ASSERT_EQ(0, vrnic_sh("ip neigh change %s dev %s nud permanent",
+			      peer, veth));
+	refused0 = wp_counter(dev, "tx_errors");
+	ASSERT_EQ(0, vrnic_sh("tc qdisc add dev %s root pfifo limit 0", veth));
+	ret = wp_run_unprivileged(self->ns, wh_refused_peer_fn, n);
+	refused = wp_wait_counter(dev, "tx_errors", refused0 + 1);
+	del = vrnic_sh("tc qdisc del dev %s root", veth);
+	vrnic_sh("ip neigh del %s dev %s", peer, veth);
+	ASSERT_EQ(0, ret) TH_LOG("the peer could not send: step %d", ret);
+	ASSERT_EQ(0, del);
+	ASSERT_LE(refused0 + 1, refused) TH_LOG("no ACK was refused");
+	in = wh_roce_recv(n->rx, n->dst, buf, sizeof(buf));
+	ASSERT_NE(NULL, in) TH_LOG("%lld refused, and no ACK came once the qdisc was gone",
+				   refused - refused0);
+	TH_LOG("%lld packets refused; then opcode %#x syndrome %#x psn %#x",
+	       refused - refused0, in[0], in[WP_BTH],
+	       in[9] << 16 | in[10] << 8 | in[11]);
+	EXPECT_EQ(WP_RC_ACK, in[0]);
+	EXPECT_EQ(0, in[WP_BTH] & 0xe0);
+	EXPECT_EQ((uint32_t)WH_RQ_PSN + 3,
+		  (uint32_t)(in[9] << 16 | in[10] << 8 | in[11]));
+	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
 
 	close(n->rx);
 	ibv_destroy_qp(qp);
