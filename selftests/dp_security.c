@@ -42,6 +42,7 @@
 
 #include "lib/dp_verbs.h"
 #include "lib/dp_guard.h"
+#include "lib/wire_pkt.h"
 
 /* ---- the tests ---- */
 
@@ -938,24 +939,6 @@ static void *sec_busy_writer_fn(void *arg)
 	return NULL;
 }
 
-static long long sec_counter(struct dp_dev *d, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 d->name, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* @read: READ from the responder's busy source; else WRITE from ours. */
 static void sec_busy(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(dp_security) *self, bool read)
@@ -1023,7 +1006,7 @@ static void sec_busy(struct __test_metadata *_metadata,
 	}
 	wr.sg_list = &sge;
 
-	icrc0 = sec_counter(sink_dev, "icrc_errors");
+	icrc0 = wp_counter(sink_dev->name, "icrc_errors");
 	w.buf = src;
 	ASSERT_EQ(0, pthread_create(&writer, NULL, sec_busy_writer_fn, &w));
 	for (i = 0; i < SEC_BUSY_OPS && !why; i++) {
@@ -1037,7 +1020,7 @@ static void sec_busy(struct __test_metadata *_metadata,
 	}
 	w.stop = true;
 	pthread_join(writer, NULL);
-	icrc1 = sec_counter(sink_dev, "icrc_errors");
+	icrc1 = wp_counter(sink_dev->name, "icrc_errors");
 	if (qdisc_dev[0])
 		vrnic_sh("tc %s qdisc del dev %s root", qdisc_ns, qdisc_dev);
 	TH_LOG("%d %ss of %zu bytes while the source was written %lu times; receiver's icrc_errors +%lld",
