@@ -776,6 +776,118 @@ static int sec_peer_veth(const char *ns, char *name, size_t size)
 }
 
 /*
+ * One RDMA WRITE or READ of @len bytes between two fresh mappings, the
+ * source on the side that sends the payload.  In the pair variant that
+ * side's egress waits in a netem delay of @delay, on the veth pair of
+ * own_pair.sh; where the link is someone else's (dp_interop.sh's pairs),
+ * the operation runs without the delay.
+ */
+struct sec_xfer {
+	bool read;
+	size_t len;
+	uint8_t *src, *sink;
+	struct ibv_mr *smr, *kmr;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	char qdisc_dev[64], qdisc_ns[80];
+};
+
+/*
+ * @fill writes both mappings' first contents; it runs before they are
+ * registered, so that the MRs pin the pages it wrote.
+ */
+static void sec_xfer_setup(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(dp_security) *self, struct sec_xfer *x,
+			   bool read, size_t len, const char *delay,
+			   void (*fill)(uint8_t *src, uint8_t *sink, size_t len))
+{
+	const char *ns = getenv("DP_NS"), *veth = getenv("DP_VETH");
+	struct dp_dev *src_dev = read ? self->b : self->a;
+	struct dp_dev *sink_dev = read ? self->a : self->b;
+
+	memset(x, 0, sizeof(*x));
+	x->read = read;
+	x->len = len;
+	if (self->a != self->b && ns && veth) {
+		if (read) {
+			ASSERT_EQ(0, sec_peer_veth(ns, x->qdisc_dev,
+						   sizeof(x->qdisc_dev)));
+			snprintf(x->qdisc_ns, sizeof(x->qdisc_ns), "-n %s", ns);
+		} else {
+			snprintf(x->qdisc_dev, sizeof(x->qdisc_dev), "%s",
+				 veth);
+		}
+		ASSERT_EQ(0, vrnic_sh("tc %s qdisc add dev %s root netem delay %s limit 10000",
+				      x->qdisc_ns, x->qdisc_dev, delay));
+	}
+
+	x->src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	x->sink = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, x->src);
+	ASSERT_NE(MAP_FAILED, x->sink);
+	fill(x->src, x->sink, len);
+	x->smr = ibv_reg_mr(src_dev->pd, x->src, len,
+			    read ? IBV_ACCESS_REMOTE_READ : 0);
+	x->kmr = ibv_reg_mr(sink_dev->pd, x->sink, len,
+			    IBV_ACCESS_LOCAL_WRITE |
+			    (read ? 0 : IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_NE(NULL, x->smr) TH_LOG("reg_mr: %s", strerror(errno));
+	ASSERT_NE(NULL, x->kmr) TH_LOG("reg_mr: %s", strerror(errno));
+
+	x->sge.length = len;
+	if (read) {
+		x->sge.addr = (uintptr_t)x->sink;
+		x->sge.lkey = x->kmr->lkey;
+		x->wr.wr.rdma.remote_addr = (uintptr_t)x->src;
+		x->wr.wr.rdma.rkey = x->smr->rkey;
+	} else {
+		x->sge.addr = (uintptr_t)x->src;
+		x->sge.lkey = x->smr->lkey;
+		x->wr.wr.rdma.remote_addr = (uintptr_t)x->sink;
+		x->wr.wr.rdma.rkey = x->kmr->rkey;
+	}
+	x->wr.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+	x->wr.num_sge = 1;
+	x->wr.sg_list = &x->sge;
+	x->wr.send_flags = IBV_SEND_SIGNALED;
+}
+
+/* Remove the delay, if sec_xfer_setup() added one. */
+static void sec_xfer_undelay(struct sec_xfer *x)
+{
+	if (x->qdisc_dev[0])
+		vrnic_sh("tc %s qdisc del dev %s root", x->qdisc_ns,
+			 x->qdisc_dev);
+	x->qdisc_dev[0] = 0;
+}
+
+/* Deregister and unmap what is left; the caller may have taken the source. */
+static void sec_xfer_free(struct sec_xfer *x)
+{
+	sec_xfer_undelay(x);
+	if (x->kmr)
+		ibv_dereg_mr(x->kmr);
+	if (x->smr)
+		ibv_dereg_mr(x->smr);
+	if (x->sink)
+		munmap(x->sink, x->len);
+	if (x->src)
+		munmap(x->src, x->len);
+}
+
+static void sec_race_fill(uint8_t *src, uint8_t *sink, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		src[i] = sec_race_src(i);
+		sink[i] = sec_race_sink(i);
+	}
+}
+
+/*
  * @read: the requester READs from the responder's source (the responder's
  * READ responses wait in the delay); else it WRITEs from its own source
  * (its requests wait).
@@ -783,105 +895,48 @@ static int sec_peer_veth(const char *ns, char *name, size_t size)
 static void sec_dereg_in_flight(struct __test_metadata *_metadata,
 				FIXTURE_DATA(dp_security) *self, bool read)
 {
-	const char *ns = getenv("DP_NS"), *veth = getenv("DP_VETH");
-	struct dp_dev *src_dev = read ? self->b : self->a;
-	struct dp_dev *sink_dev = read ? self->a : self->b;
-	uint8_t *src, *sink, *fill;
-	struct ibv_mr *smr, *kmr;
-	struct ibv_send_wr wr = {
-		.wr_id = 9,
-		.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-		.num_sge = 1,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
 	struct ibv_send_wr *bad;
-	struct ibv_sge sge;
-	char qdisc_dev[64] = "", qdisc_ns[80] = "";
 	size_t i, got_src = 0;
+	struct sec_xfer x;
 	struct ibv_wc wc;
+	uint8_t *fill;
 	int ret;
 
-	/*
-	 * The side that sends the payload delays it, on the veth pair of
-	 * own_pair.sh.  Where the link is someone else's (dp_interop.sh's
-	 * pairs), the race runs without the delay.
-	 */
-	if (self->a != self->b && ns && veth) {
-		if (read) {
-			ASSERT_EQ(0, sec_peer_veth(ns, qdisc_dev,
-						   sizeof(qdisc_dev)));
-			snprintf(qdisc_ns, sizeof(qdisc_ns), "-n %s", ns);
-		} else {
-			snprintf(qdisc_dev, sizeof(qdisc_dev), "%s", veth);
-		}
-		ASSERT_EQ(0, vrnic_sh("tc %s qdisc add dev %s root netem delay "
-				      SEC_RACE_DELAY " limit 10000",
-				      qdisc_ns, qdisc_dev));
-	}
-
-	src = mmap(NULL, SEC_RACE_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	sink = mmap(NULL, SEC_RACE_LEN, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, src);
-	ASSERT_NE(MAP_FAILED, sink);
-	for (i = 0; i < SEC_RACE_LEN; i++) {
-		src[i] = sec_race_src(i);
-		sink[i] = sec_race_sink(i);
-	}
-	smr = ibv_reg_mr(src_dev->pd, src, SEC_RACE_LEN,
-			 read ? IBV_ACCESS_REMOTE_READ : 0);
-	kmr = ibv_reg_mr(sink_dev->pd, sink, SEC_RACE_LEN,
-			 IBV_ACCESS_LOCAL_WRITE |
-			 (read ? 0 : IBV_ACCESS_REMOTE_WRITE));
-	ASSERT_NE(NULL, smr) TH_LOG("reg_mr: %s", strerror(errno));
-	ASSERT_NE(NULL, kmr) TH_LOG("reg_mr: %s", strerror(errno));
-
-	sge.length = SEC_RACE_LEN;
-	if (read) {
-		sge.addr = (uintptr_t)sink;
-		sge.lkey = kmr->lkey;
-		wr.wr.rdma.remote_addr = (uintptr_t)src;
-		wr.wr.rdma.rkey = smr->rkey;
-	} else {
-		sge.addr = (uintptr_t)src;
-		sge.lkey = smr->lkey;
-		wr.wr.rdma.remote_addr = (uintptr_t)sink;
-		wr.wr.rdma.rkey = kmr->rkey;
-	}
-	wr.sg_list = &sge;
-	ASSERT_EQ(0, ibv_post_send(self->qa.qp, &wr, &bad));
+	sec_xfer_setup(_metadata, self, &x, read, SEC_RACE_LEN,
+		       SEC_RACE_DELAY, sec_race_fill);
+	x.wr.wr_id = 9;
+	ASSERT_EQ(0, ibv_post_send(self->qa.qp, &x.wr, &bad));
 
 	/* The packets are built; in the pair variant they wait in netem. */
 	usleep(read ? 150000 : 50000);
-	ASSERT_EQ(0, ibv_dereg_mr(smr));
-	ASSERT_EQ(0, munmap(src, SEC_RACE_LEN));
+	ASSERT_EQ(0, ibv_dereg_mr(x.smr));
+	x.smr = NULL;
+	ASSERT_EQ(0, munmap(x.src, SEC_RACE_LEN));
+	x.src = NULL;
 	fill = mmap(NULL, SEC_RACE_FILL, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, fill);
 	memset(fill, 0xee, SEC_RACE_FILL);
 
 	ret = dp_poll(self->qa.cq, &wc, dp_timeout_ms());
-	if (qdisc_dev[0])
-		vrnic_sh("tc %s qdisc del dev %s root", qdisc_ns, qdisc_dev);
+	sec_xfer_undelay(&x);
 	munmap(fill, SEC_RACE_FILL);
 	ASSERT_EQ(0, ret) TH_LOG("no completion");
 
 	for (i = 0; i < SEC_RACE_LEN; i++) {
-		if (sink[i] == sec_race_src(i))
+		if (x.sink[i] == sec_race_src(i))
 			got_src++;
 		else
-			ASSERT_EQ(sec_race_sink(i), sink[i])
+			ASSERT_EQ(sec_race_sink(i), x.sink[i])
 				TH_LOG("sink byte %zu is %#x: neither the source's %#x nor its own",
-				       i, sink[i], sec_race_src(i));
+				       i, x.sink[i], sec_race_src(i));
 	}
 	TH_LOG("%s: %s, %zu of %zu bytes from the source",
 	       read ? "READ" : "WRITE", ibv_wc_status_str(wc.status),
 	       got_src, SEC_RACE_LEN);
 	if (wc.status == IBV_WC_SUCCESS)
 		ASSERT_EQ(SEC_RACE_LEN, got_src);
-	ibv_dereg_mr(kmr);
-	munmap(sink, SEC_RACE_LEN);
+	sec_xfer_free(&x);
 }
 
 TEST_F(dp_security, write_source_deregistered_in_flight_sends_only_its_bytes)
@@ -939,79 +994,37 @@ static void *sec_busy_writer_fn(void *arg)
 	return NULL;
 }
 
+static void sec_busy_fill(uint8_t *src, uint8_t *sink, size_t len)
+{
+	memset(src, 0x11, len);
+	memset(sink, 0, len);
+}
+
 /* @read: READ from the responder's busy source; else WRITE from ours. */
 static void sec_busy(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(dp_security) *self, bool read)
 {
-	const char *ns = getenv("DP_NS"), *veth = getenv("DP_VETH");
-	struct dp_dev *src_dev = read ? self->b : self->a;
 	struct dp_dev *sink_dev = read ? self->a : self->b;
 	struct sec_busy_writer w = { 0 };
-	struct ibv_send_wr wr = {
-		.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-		.num_sge = 1,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	char qdisc_dev[64] = "", qdisc_ns[80] = "";
 	long long icrc0, icrc1;
-	struct ibv_mr *smr, *kmr;
 	const char *why = NULL;
 	struct ibv_send_wr *bad;
-	uint8_t *src, *sink;
-	struct ibv_sge sge;
+	struct sec_xfer x;
 	pthread_t writer;
 	struct ibv_wc wc;
 	int i;
 
 	if (!self->ready)	/* SKIP in FIXTURE_SETUP still runs the body */
 		return;
-	/* The side that sends the payload delays it (sec_dereg_in_flight()). */
-	if (self->a != self->b && ns && veth) {
-		if (read) {
-			ASSERT_EQ(0, sec_peer_veth(ns, qdisc_dev,
-						   sizeof(qdisc_dev)));
-			snprintf(qdisc_ns, sizeof(qdisc_ns), "-n %s", ns);
-		} else {
-			snprintf(qdisc_dev, sizeof(qdisc_dev), "%s", veth);
-		}
-		ASSERT_EQ(0, vrnic_sh("tc %s qdisc add dev %s root netem delay "
-				      SEC_BUSY_DELAY " limit 10000",
-				      qdisc_ns, qdisc_dev));
-	}
-	src = mmap(NULL, SEC_BUSY_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	sink = mmap(NULL, SEC_BUSY_LEN, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, src);
-	ASSERT_NE(MAP_FAILED, sink);
-	memset(src, 0x11, SEC_BUSY_LEN);
-	smr = ibv_reg_mr(src_dev->pd, src, SEC_BUSY_LEN,
-			 read ? IBV_ACCESS_REMOTE_READ : 0);
-	kmr = ibv_reg_mr(sink_dev->pd, sink, SEC_BUSY_LEN,
-			 IBV_ACCESS_LOCAL_WRITE |
-			 (read ? 0 : IBV_ACCESS_REMOTE_WRITE));
-	ASSERT_NE(NULL, smr) TH_LOG("reg_mr: %s", strerror(errno));
-	ASSERT_NE(NULL, kmr) TH_LOG("reg_mr: %s", strerror(errno));
-	sge.length = SEC_BUSY_LEN;
-	if (read) {
-		sge.addr = (uintptr_t)sink;
-		sge.lkey = kmr->lkey;
-		wr.wr.rdma.remote_addr = (uintptr_t)src;
-		wr.wr.rdma.rkey = smr->rkey;
-	} else {
-		sge.addr = (uintptr_t)src;
-		sge.lkey = smr->lkey;
-		wr.wr.rdma.remote_addr = (uintptr_t)sink;
-		wr.wr.rdma.rkey = kmr->rkey;
-	}
-	wr.sg_list = &sge;
+	sec_xfer_setup(_metadata, self, &x, read, SEC_BUSY_LEN,
+		       SEC_BUSY_DELAY, sec_busy_fill);
 
 	icrc0 = wp_counter(sink_dev->name, "icrc_errors");
-	w.buf = src;
+	w.buf = x.src;
 	ASSERT_EQ(0, pthread_create(&writer, NULL, sec_busy_writer_fn, &w));
 	for (i = 0; i < SEC_BUSY_OPS && !why; i++) {
-		wr.wr_id = i;
-		if (ibv_post_send(self->qa.qp, &wr, &bad))
+		x.wr.wr_id = i;
+		if (ibv_post_send(self->qa.qp, &x.wr, &bad))
 			why = "post_send failed";
 		else if (dp_poll(self->qa.cq, &wc, dp_timeout_ms()))
 			why = "no completion";
@@ -1021,8 +1034,7 @@ static void sec_busy(struct __test_metadata *_metadata,
 	w.stop = true;
 	pthread_join(writer, NULL);
 	icrc1 = wp_counter(sink_dev->name, "icrc_errors");
-	if (qdisc_dev[0])
-		vrnic_sh("tc %s qdisc del dev %s root", qdisc_ns, qdisc_dev);
+	sec_xfer_undelay(&x);
 	TH_LOG("%d %ss of %zu bytes while the source was written %lu times; receiver's icrc_errors +%lld",
 	       i, read ? "READ" : "WRITE", SEC_BUSY_LEN, w.rounds,
 	       icrc1 - icrc0);
@@ -1030,10 +1042,7 @@ static void sec_busy(struct __test_metadata *_metadata,
 				    i - 1, why);
 	if (read && icrc0 >= 0)
 		EXPECT_EQ(icrc0, icrc1);
-	ibv_dereg_mr(kmr);
-	ibv_dereg_mr(smr);
-	munmap(sink, SEC_BUSY_LEN);
-	munmap(src, SEC_BUSY_LEN);
+	sec_xfer_free(&x);
 }
 
 TEST_F(dp_security, read_of_memory_written_meanwhile_completes)
