@@ -1079,7 +1079,51 @@ struct wh_nak_peer {
 	/* what each step got back: BTH opcode, AETH syndrome, PSN */
 	int got_op[WH_NAK_STEPS], got_syn[WH_NAK_STEPS];
 	uint32_t got_psn[WH_NAK_STEPS];
+	/* the device's side, for the test alone */
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
 };
+
+/*
+ * The peer's shared state, and the device's QP towards it with one
+ * 4096-byte receive posted; the peer's socket waits 2 s for each answer.
+ * NULL on failure.
+ */
+static struct wh_nak_peer *wh_nak_peer_new(FIXTURE_DATA(wire_hostile) *self)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct wh_nak_peer *n = wh_child_shared(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->rx = -1;
+	n->qp = wh_peer_qp(self, &n->cq);
+	if (!n->qp)
+		goto unmap;
+	if (wh_post_recv(n->qp, 7, self->buf, 4096, self->mr->lkey))
+		goto destroy_qp;
+	n->src = self->peer;
+	n->dst = self->addr;
+	n->qpn = n->qp->qp_num;
+	/* Raw: the peer's namespace may have a RoCE socket on the port. */
+	n->rx = wh_peer_rx(self, &tv);
+	if (n->rx >= 0)
+		return n;
+destroy_qp:
+	ibv_destroy_qp(n->qp);
+	ibv_destroy_cq(n->cq);
+unmap:
+	munmap(n, sizeof(*n));
+	return NULL;
+}
+
+static void wh_nak_peer_free(struct wh_nak_peer *n)
+{
+	close(n->rx);
+	ibv_destroy_qp(n->qp);
+	ibv_destroy_cq(n->cq);
+	munmap(n, sizeof(*n));
+}
 
 /*
  * Send packet @i (0-3) of a 4-packet SEND from WH_RQ_PSN, asking for an
@@ -1146,25 +1190,12 @@ static int wh_nak_peer_fn(void *arg)
 
 TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 {
-	struct timeval tv = { .tv_sec = 2 };
 	struct wh_nak_peer *n;
-	struct ibv_qp *qp;
-	struct ibv_cq *cq;
 	struct ibv_wc wc;
 	int i, ret;
 
-	n = wh_child_shared(sizeof(*n));
+	n = wh_nak_peer_new(self);
 	ASSERT_NE(NULL, n);
-	qp = wh_peer_qp(self, &cq);
-	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
-	n->src = self->peer;
-	n->dst = self->addr;
-	n->qpn = qp->qp_num;
-	/* Raw: the peer's namespace may have a RoCE socket on the port. */
-	n->rx = wh_peer_rx(self, &tv);
-	ASSERT_LE(0, n->rx);
-
 	ret = wp_run_unprivileged(self->ns, wh_nak_peer_fn, n);
 	EXPECT_EQ(0, ret) TH_LOG("%s %d", ret >= 100 ? "setup failed:" :
 				 "no answer in step", ret >= 100 ? ret : ret - 1);
@@ -1183,14 +1214,10 @@ TEST_F_TIMEOUT(wire_hostile, lost_sequence_nak_is_sent_again, 60)
 		EXPECT_EQ(0, n->got_syn[3] & 0xe0);
 		EXPECT_EQ((uint32_t)WH_RQ_PSN + 3, n->got_psn[3]);
 	}
-	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	ASSERT_EQ(0, dp_poll(n->cq, &wc, 10000));
 	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
 	EXPECT_EQ(4096u, wc.byte_len);
-
-	close(n->rx);
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	munmap(n, sizeof(*n));
+	wh_nak_peer_free(n);
 }
 
 /* ---- an ACK the stack refuses ---- */
@@ -1255,28 +1282,17 @@ TEST_F_TIMEOUT(wire_hostile, refused_ack_is_sent_again, 60)
 {
 	const char *veth = getenv("DP_VETH"), *dev = self->d.name;
 	const char *peer = getenv("DP_NS_ADDR4");
-	struct timeval tv = { .tv_sec = 2 };
 	long long refused0, refused;
 	const uint8_t *in = NULL;
 	struct wh_nak_peer *n;
 	uint8_t buf[2048];
-	struct ibv_qp *qp;
-	struct ibv_cq *cq;
 	struct ibv_wc wc;
 	int ret, open_q;
 
 	if (!veth)
 		SKIP(return, "no DP_VETH: the device's netdev is not known");
-	n = wh_child_shared(sizeof(*n));
+	n = wh_nak_peer_new(self);
 	ASSERT_NE(NULL, n);
-	qp = wh_peer_qp(self, &cq);
-	ASSERT_NE(NULL, qp);
-	ASSERT_EQ(0, wh_post_recv(qp, 7, self->buf, 4096, self->mr->lkey));
-	n->src = self->peer;
-	n->dst = self->addr;
-	n->qpn = qp->qp_num;
-	n->rx = wh_peer_rx(self, &tv);
-	ASSERT_LE(0, n->rx);
 
 	/*
 	 * The qdisc drops ARP too: a neighbour entry that went stale
@@ -1305,13 +1321,9 @@ TEST_F_TIMEOUT(wire_hostile, refused_ack_is_sent_again, 60)
 	EXPECT_EQ(0, in[WP_BTH] & 0xe0);
 	EXPECT_EQ((uint32_t)WH_RQ_PSN + 3,
 		  (uint32_t)(in[9] << 16 | in[10] << 8 | in[11]));
-	ASSERT_EQ(0, dp_poll(cq, &wc, 10000));
+	ASSERT_EQ(0, dp_poll(n->cq, &wc, 10000));
 	EXPECT_EQ(IBV_WC_SUCCESS, (int)wc.status);
-
-	close(n->rx);
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	munmap(n, sizeof(*n));
+	wh_nak_peer_free(n);
 }
 
 /* ---- a peer that seems to keep nothing past a gap ---- */
