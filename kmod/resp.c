@@ -70,10 +70,11 @@ static int vrnic_resp_xmit(struct vrnic_qp *qp, struct sk_buff *skb,
 /*
  * A response packet with room for @payload bytes, or, if @lent, for the
  * headers alone (the payload, pad and ICRC to be appended as fragments:
- * vrnic_mr_lend(), vrnic_skb_add_tail()); headers set.
+ * vrnic_mr_lend(), vrnic_skb_add_tail()); headers set, an AETH's from
+ * @syn and @msn.
  */
 static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
-					u32 payload, u8 syn, bool lent)
+					u32 payload, u8 syn, u32 msn, bool lent)
 {
 	const struct vrnic_opcode_info *info = &vrnic_opcode[op];
 	u32 pad = -payload & 3;
@@ -88,7 +89,7 @@ static struct sk_buff *vrnic_resp_alloc(struct vrnic_qp *qp, u8 op, u32 psn,
 	bth_set((struct vrnic_bth *)hdr, op, false, pad, VRNIC_DEFAULT_PKEY,
 		qp->attr.dest_qp_num, false, psn);
 	if (info->mask & VRNIC_M_AETH)
-		aeth_set((void *)(hdr + info->off_aeth), syn, qp->xport.msn);
+		aeth_set((void *)(hdr + info->off_aeth), syn, msn);
 	if (!lent)
 		memset(hdr + info->length + payload, 0, pad);
 	return skb;
@@ -159,16 +160,14 @@ static void vrnic_resp_ack_unhold(struct vrnic_qp *qp)
 static void vrnic_send_ack_msn(struct vrnic_qp *qp, u8 syn, u32 psn, u32 msn)
 {
 	struct vrnic_refused_ack *again = &qp->xport.refused_ack;
-	const struct vrnic_opcode_info *info;
 	struct sk_buff *skb;
 	int err;
 
 	again->pending = false;
-	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, false);
+	skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | VRNIC_ACK, psn, 0, syn, msn,
+			       false);
 	if (!skb)
 		return;
-	info = &vrnic_opcode[VRNIC_OP_RC | VRNIC_ACK];
-	aeth_set((void *)(skb->data + info->off_aeth), syn, msn);
 	err = vrnic_resp_xmit(qp, skb, 0);
 	if (err != -ENOBUFS) {
 		again->refusals = 0;
@@ -255,9 +254,8 @@ static void vrnic_send_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
 	struct vrnic_atmack *ack;
 	struct sk_buff *skb;
 
-	skb = vrnic_resp_alloc(qp, op, psn, 0,
-			       VRNIC_SYN_PLAIN_ACK,
-			       false);
+	skb = vrnic_resp_alloc(qp, op, psn, 0, VRNIC_SYN_PLAIN_ACK,
+			       qp->xport.msn, false);
 	if (!skb)
 		return;
 	ack = (void *)(skb->data + vrnic_opcode[op].off_atmack);
@@ -497,7 +495,7 @@ vrnic_resp_read_stream(struct vrnic_qp *qp, struct vrnic_rdres *res,
 			op = VRNIC_READ_RESP_MIDDLE;
 		lend = vrnic_lend_resp_ok(&qp->xport.route, n);
 		skb = vrnic_resp_alloc(qp, VRNIC_OP_RC | op, res->cur_psn, n,
-				       VRNIC_SYN_PLAIN_ACK, lend);
+				       VRNIC_SYN_PLAIN_ACK, qp->xport.msn, lend);
 		if (!skb)
 			return VRNIC_READ_NOMEM;
 		if (n) {
