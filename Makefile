@@ -154,13 +154,16 @@ bench: deps
 	$(PYTHON3) selftests/lib/bench_report.py hosts $(BUILD)/vm/results/bench_hosts.samples $(BENCH_OUT)
 
 # The standard tools between two guests, vrnic against rdma_rxe both ways
-# round (selftests/interop_hosts.sh; not part of check: two boots).
+# round, then vrnic on both ends (selftests/interop_hosts.sh; not part of
+# check: three pairs of boots).
 interop-hosts: deps
 	$(MAKE) all
 	selftests/vm/pair.sh "$(CURDIR)/selftests/interop_hosts.sh peer" \
 		"$(CURDIR)/selftests/interop_hosts.sh main vrnic rxe"
 	selftests/vm/pair.sh "$(CURDIR)/selftests/interop_hosts.sh peer" \
 		"$(CURDIR)/selftests/interop_hosts.sh main rxe vrnic"
+	selftests/vm/pair.sh "$(CURDIR)/selftests/interop_hosts.sh peer" \
+		"$(CURDIR)/selftests/interop_hosts.sh main vrnic vrnic"
 
 lint: ksrc
 	$(KSRC)/checkpatch.pl --no-tree --strict --terse --show-types \

@@ -22,7 +22,11 @@
 #    needs, both ways);
 #  - ibv_ud_pingpong, ibv_rc_pingpong over the IPv6 GIDs (8000-byte
 #    messages), rping through rdma_cm, mckey (UD multicast from A to
-#    the group B joined through rdma_cm).
+#    the group B joined through rdma_cm);
+#  - kernel ULPs: NVMe over RDMA (nvmet-rdma on B exporting a RAM disk,
+#    nvme-rdma on A), also under the netem above, and NFSv4.2 over RDMA
+#    (nfsd on B, the client on A), random data written, read back and
+#    compared.
 #
 # Not in make check: it boots two guests (about 3 minutes a direction).
 # A test exits 0 when every result passed.
@@ -47,7 +51,7 @@ CASES=${4:-.}	# a regex: only the cases it matches
 
 ktap_header
 ktap_require_cmd ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ibv_ud_pingpong \
-	ibv_rc_pingpong rping mckey tc
+	ibv_rc_pingpong rping mckey tc nvme mount.nfs md5sum
 link_up "$MAIN_MAC" "$MAIN_IP" "$MAIN_IP6" || ktap_bail "link"
 wait_for 300 peer run 5 true >/dev/null 2>&1 || ktap_bail "B's agent never answered"
 defer peer quit
@@ -153,6 +157,145 @@ case_run rping "rping -s -a $PEER_IP -p @P -C 20 -S 10000 -V" \
 # unreliable: the sender sends more than the receiver waits for.
 case_run mckey "mckey -m $GROUP -b $PEER_IP -C 20" \
 	"mckey -m $GROUP -b $MAIN_IP -s -C 200" mcast
+
+# ---- kernel ULPs across the link ----
+#
+# The target or server on B's device, the host or client on A's: their
+# QPs, fast-registered MRs and remote invalidations cross the wire, with
+# the ICRC and the IP stack between them, where verbs_kernel_ulp.sh and
+# verbs_nfs.sh stay on one device.  Data is random and compared whole.
+
+NQN=nqn.2026-11.dev.vrnic:interop
+ULP_IN=/tmp/interop_ulp.in
+ULP_OUT=/tmp/interop_ulp.out
+defer rm -f "$ULP_IN" "$ULP_OUT"
+
+# nvme_target_up / nvme_target_down: B exports a 32 MiB RAM disk with
+# nvmet-rdma on $PEER_IP:4420.
+nvme_target_up() {
+	peer run 120 "set -e
+		modprobe brd rd_nr=1 rd_size=32768
+		modprobe nvmet-rdma
+		cd /sys/kernel/config/nvmet
+		mkdir subsystems/$NQN
+		echo 1 >subsystems/$NQN/attr_allow_any_host
+		mkdir subsystems/$NQN/namespaces/1
+		echo /dev/ram0 >subsystems/$NQN/namespaces/1/device_path
+		echo 1 >subsystems/$NQN/namespaces/1/enable
+		mkdir ports/1; cd ports/1
+		echo rdma >addr_trtype; echo ipv4 >addr_adrfam
+		echo $PEER_IP >addr_traddr; echo 4420 >addr_trsvcid
+		ln -s /sys/kernel/config/nvmet/subsystems/$NQN subsystems/$NQN"
+}
+nvme_target_down() {
+	peer run 120 "cd /sys/kernel/config/nvmet
+		rm -f ports/1/subsystems/$NQN; rmdir ports/1
+		echo 0 >subsystems/$NQN/namespaces/1/enable
+		rmdir subsystems/$NQN/namespaces/1 subsystems/$NQN
+		rmmod brd" >/dev/null
+}
+
+# nvme_io: connect, 4 MiB written in 512 KiB I/Os and 1 MiB in 4 KiB
+# ones (the target's RDMA READs of A's fast-registered pages), read back
+# in the other sizes (its RDMA WRITEs), compared; disconnect.
+nvme_io() {
+	local dev='' b rc=0
+
+	modprobe nvme-rdma || return 1
+	timeout 120 nvme connect -t rdma -a "$PEER_IP" -s 4420 -n "$NQN" || return 1
+	for _ in $(seq 100); do
+		for b in /sys/block/nvme*n*; do
+			grep -qx "$NQN" "$b/device/subsysnqn" 2>/dev/null && dev=/dev/${b##*/}
+		done
+		[[ -b $dev ]] && break
+		sleep 0.2
+	done
+	if [[ -b $dev ]]; then
+		head -c 5242880 /dev/urandom >"$ULP_IN"
+		timeout 300 dd if="$ULP_IN" of="$dev" bs=512k count=8 oflag=direct status=none &&
+		timeout 300 dd if="$ULP_IN" of="$dev" bs=4k skip=1024 seek=1024 count=256 \
+			oflag=direct status=none &&
+		timeout 300 dd if="$dev" of="$ULP_OUT" bs=4k count=1024 iflag=direct status=none &&
+		timeout 300 dd if="$dev" of="$ULP_OUT" bs=1M skip=4 seek=4 count=1 \
+			iflag=direct status=none &&
+		cmp "$ULP_IN" "$ULP_OUT" || rc=1
+	else
+		echo "no namespace of $NQN appeared"
+		rc=1
+	fi
+	timeout 120 nvme disconnect -n "$NQN" || rc=1
+	return "$rc"
+}
+
+if [[ nvme_rdma =~ $CASES || nvme_rdma_lossy =~ $CASES ]] &&
+	run_stage "nvmet-rdma on B's $SDRV device" nvme_target_up; then
+	[[ nvme_rdma =~ $CASES ]] &&
+		run_stage "nvme_rdma: $CDRV host, $SDRV target, 5 MiB written, read back and compared" nvme_io
+	# Both ends recover what netem drops, reorders and duplicates, while
+	# the target's READs and WRITEs use MRs the host registers and
+	# invalidates for each I/O.
+	if [[ nvme_rdma_lossy =~ $CASES ]] &&
+		run_stage "netem ${LOSS_QDISC[*]} on A's $LINK" tc qdisc add dev "$LINK" root "${LOSS_QDISC[@]}"; then
+		run_stage "nvme_rdma_lossy: the same under netem on A's end" nvme_io
+		ktap_comment "netem: $(tc -s qdisc show dev "$LINK" | grep -o 'dropped [0-9]*' | head -n 1)"
+		tc qdisc del dev "$LINK" root
+	fi
+	nvme_target_down
+fi
+
+# The NFS server on B: a tmpfs exported as the NFSv4 root to the link's
+# subnet, nfsd on RDMA port 20049 (RFC 8267) with a 10 s grace period.
+NFS_EXPORT=/tmp/interop_nfs.export
+NFS_MNT=/tmp/interop_nfs.mnt
+nfs_server_up() {
+	peer run 120 "set -e
+		modprobe nfsd; modprobe rpcrdma
+		mkdir -p /proc/fs/nfsd /var/lib/nfs /run/rpcbind $NFS_EXPORT
+		mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+		mount -t tmpfs -o size=64m tmpfs $NFS_EXPORT
+		rpcbind -w
+		exportfs -i -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=0 \
+			${PEER_IP%.*}.0/24:$NFS_EXPORT
+		rpc.mountd
+		rpc.nfsd -G 10 -L 10 -N 3 --rdma=20049 4
+		grep -qx 'rdma 20049' /proc/fs/nfsd/portlist"
+}
+nfs_server_down() {
+	peer run 120 "rpc.nfsd 0; exportfs -ua; pkill -x rpc.mountd; pkill -x rpcbind
+		umount $NFS_EXPORT" >/dev/null
+}
+
+# nfs_io: mount over RDMA, 8 MiB written with O_DIRECT (the server's RDMA
+# READs of Read chunks) and checked on B, read back after the caches are
+# dropped (its RDMA WRITEs of Write chunks) and compared; umount.
+nfs_io() {
+	local rc=0 sum
+
+	modprobe nfsv4 && modprobe rpcrdma && mkdir -p "$NFS_MNT" || return 1
+	timeout 120 mount -t nfs -o vers=4.2,proto=rdma,port=20049 "$PEER_IP:/" "$NFS_MNT" ||
+		return 1
+	if grep -q " $NFS_MNT nfs4 .*proto=rdma" /proc/mounts; then
+		head -c 8388608 /dev/urandom >"$ULP_IN"
+		sum=$(md5sum <"$ULP_IN")
+		timeout 300 dd if="$ULP_IN" of="$NFS_MNT/big" bs=1M oflag=direct status=none &&
+		[[ $(peer run 60 "md5sum <$NFS_EXPORT/big") == "$sum" ]] &&
+		echo 3 >/proc/sys/vm/drop_caches &&
+		timeout 300 dd if="$NFS_MNT/big" of="$ULP_OUT" bs=1M iflag=direct status=none &&
+		cmp "$ULP_IN" "$ULP_OUT" || rc=1
+	else
+		echo "not mounted over RDMA"
+		rc=1
+	fi
+	timeout 120 umount "$NFS_MNT" || rc=1
+	return "$rc"
+}
+
+if [[ nfs_rdma =~ $CASES ]]; then
+	if run_stage "NFS server on B, RDMA port 20049" nfs_server_up; then
+		run_stage "nfs_rdma: $CDRV client, $SDRV server, 8 MiB written, checked on B, read back" nfs_io
+		nfs_server_down
+	fi
+fi
 
 # moved_counters: the port counters of $DEV that are not zero, on one line.
 moved_counters() {
