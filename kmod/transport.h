@@ -378,6 +378,10 @@ static inline u32 vrnic_npkts(u32 len, u32 mtu)
 int vrnic_wire_init(void);
 void vrnic_wire_exit(void);
 
+/* xmit.c */
+int vrnic_tx_pools_init(void);
+void vrnic_tx_pools_exit(void);
+
 /* icrc.c */
 int vrnic_icrc_init(void);
 void vrnic_icrc_exit(void);

@@ -26,6 +26,7 @@
 #include <net/ip6_checksum.h>
 #include <net/ipv6_stubs.h>
 #include <net/udp.h>
+#include <net/page_pool.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
@@ -129,16 +130,63 @@ u16 vrnic_sport(u32 flow_label, u32 src_qpn, u32 dst_qpn)
 
 /*
  * Packet heads larger than the core's own limit for a kmalloc'ed receive
- * head (__netdev_alloc_skb()) are carved from the per-CPU page fragment
- * cache instead: a bump of an offset into a 32 KiB page, not a slab object
- * of the next power of two (a 1 KiB payload's head takes a 2 KiB kmalloc
- * object, which init_on_alloc, on by default in Debian, zeroes whole).
- * Only payload packets built linear are that large: where vrnic_lend_ok()
- * declines (a device without scatter-gather, UD and UC, payloads under
- * VRNIC_LEND_MIN, many SGEs).
+ * head (__netdev_alloc_skb()) are carved from page fragments instead of
+ * a slab object of the next power of two (a 1 KiB payload's head would
+ * take a 2 KiB kmalloc object, which init_on_alloc, on by default in
+ * Debian, zeroes whole).  Only payload packets built linear are that
+ * large: where vrnic_lend_ok() declines (a device without scatter-gather,
+ * UD and UC, payloads under VRNIC_LEND_MIN, many SGEs).
+ *
+ * The fragments come from a page pool per CPU, whose pages come back to
+ * it when the last packet carved from them is freed (skb_mark_for_recycle())
+ * and are handed out again without passing the page allocator, so without
+ * being zeroed again.  The core's per-CPU fragment cache (netdev_alloc_frag(),
+ * the fallback) reuses its 32 KiB page only if every fragment of it has
+ * been freed by the time it is used up, and the packet carved last is
+ * nearly always still in the device's queue then: a stream of packets
+ * took and zeroed a fresh page for every 32 KiB it sent.
+ *
+ * A pool keeps at most VRNIC_TX_POOL_PAGES pages in its ring when they
+ * come back, its allocation cache and the page it carves from: with
+ * order-1 pages (room for one packet of IB MTU 4096, or five of 1024)
+ * about 1 MiB per CPU that sent such packets, until the module unloads.
  */
 #define VRNIC_FRAG_HEAD_MIN	1024
 #define VRNIC_FRAG_HEAD_MAX	PAGE_FRAG_CACHE_MAX_SIZE
+#define VRNIC_TX_POOL_ORDER	1
+#define VRNIC_TX_POOL_PAGES	64
+
+static DEFINE_PER_CPU(struct page_pool *, vrnic_tx_pool);
+
+/*
+ * A page pool's allocation side has no lock: one consumer at a time, here
+ * its CPU with bottom halves off.  Hard interrupt context (none of the
+ * senders of large packets) uses the core's cache.
+ */
+static struct sk_buff *vrnic_pool_skb_alloc(unsigned int truesize)
+{
+	struct page_pool *pool;
+	struct sk_buff *skb;
+	unsigned int off;
+	struct page *page;
+
+	if (truesize > PAGE_SIZE << VRNIC_TX_POOL_ORDER ||
+	    in_hardirq() || irqs_disabled())
+		return NULL;
+	local_bh_disable();
+	pool = this_cpu_read(vrnic_tx_pool);
+	page = page_pool_alloc_frag(pool, &off, truesize, GFP_ATOMIC);
+	local_bh_enable();
+	if (!page)
+		return NULL;
+	skb = build_skb(page_address(page) + off, truesize);
+	if (unlikely(!skb)) {
+		page_pool_put_full_page(pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	return skb;
+}
 
 static struct sk_buff *vrnic_frag_skb_alloc(unsigned int size)
 {
@@ -149,6 +197,9 @@ static struct sk_buff *vrnic_frag_skb_alloc(unsigned int size)
 
 	if (truesize <= VRNIC_FRAG_HEAD_MIN || truesize > VRNIC_FRAG_HEAD_MAX)
 		return NULL;
+	skb = vrnic_pool_skb_alloc(truesize);
+	if (skb)
+		return skb;
 	/* NULL also when the cache fell back to a single page. */
 	data = netdev_alloc_frag(truesize);
 	if (!data)
@@ -157,6 +208,39 @@ static struct sk_buff *vrnic_frag_skb_alloc(unsigned int size)
 	if (unlikely(!skb))
 		skb_free_frag(data);
 	return skb;
+}
+
+/* Undo vrnic_tx_pools_init(); packets still out return their pages later. */
+void vrnic_tx_pools_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		page_pool_destroy(per_cpu(vrnic_tx_pool, cpu));
+		per_cpu(vrnic_tx_pool, cpu) = NULL;
+	}
+}
+
+int vrnic_tx_pools_init(void)
+{
+	struct page_pool_params pp = {
+		.flags = PP_FLAG_PAGE_FRAG,
+		.order = VRNIC_TX_POOL_ORDER,
+		.pool_size = VRNIC_TX_POOL_PAGES,
+	};
+	struct page_pool *pool;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pp.nid = cpu_to_node(cpu);
+		pool = page_pool_create(&pp);
+		if (IS_ERR(pool)) {
+			vrnic_tx_pools_exit();
+			return PTR_ERR(pool);
+		}
+		per_cpu(vrnic_tx_pool, cpu) = pool;
+	}
+	return 0;
 }
 
 /**

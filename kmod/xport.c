@@ -324,17 +324,27 @@ int __init vrnic_wire_init(void)
 	err = vrnic_icrc_init();
 	if (err)
 		return err;
+	err = vrnic_tx_pools_init();
+	if (err)
+		goto err_icrc;
 	vrnic_wq = alloc_workqueue("vrnic", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq) {
-		vrnic_icrc_exit();
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_tx_pools;
 	}
 	return 0;
+
+err_tx_pools:
+	vrnic_tx_pools_exit();
+err_icrc:
+	vrnic_icrc_exit();
+	return err;
 }
 
 void vrnic_wire_exit(void)
 {
 	vrnic_loop_exit();
 	destroy_workqueue(vrnic_wq);
+	vrnic_tx_pools_exit();
 	vrnic_icrc_exit();
 }
