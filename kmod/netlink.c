@@ -217,14 +217,20 @@ static struct vrnic_viewer vrnic_viewer(struct sk_buff *skb)
 /*
  * A device is visible where ib_core lets the namespace see it (the RDMA
  * subsystem's netns mode) and, for an unprivileged viewer, only in the
- * namespace the device lives in.
+ * namespace the device lives in: its netdev's, or the one an administrator
+ * moved it to.  ib_core keeps every device in init_net in shared mode and
+ * moves one only in exclusive mode (rdma dev set DEV netns NS), where NS
+ * is then the only namespace that sees it at all.
  */
 static bool vrnic_dev_visible(struct vrnic_dev *vdev,
 			      const struct vrnic_viewer *who)
 {
+	struct net *rdma_net = read_pnet(&vdev->ibdev.coredev.rdma_net);
+
 	if (!rdma_dev_access_netns(&vdev->ibdev, who->net))
 		return false;
-	return who->admin || net_eq(vrnic_dev_net(vdev), who->net);
+	return who->admin || net_eq(vrnic_dev_net(vdev), who->net) ||
+	       (!net_eq(rdma_net, &init_net) && net_eq(rdma_net, who->net));
 }
 
 /* ---- Devices ---- */

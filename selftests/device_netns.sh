@@ -13,7 +13,8 @@
 # it the UDP socket its packets use, stays where it is.  Checked:
 #  - the move succeeds while a process holds the device open (a context,
 #    PD, CQ, MR and QP), and that process is disassociated, not killed;
-#  - the device shows in its new namespace only (rdma dev, rdmactl dev);
+#  - the device shows in its new namespace only (rdma dev, rdmactl dev),
+#    there to unprivileged users too (rdmactl qos show: the vrnic family);
 #  - from there two QPs of the device exchange RC messages whose buffers
 #    ibv_rc_pingpong -c checks;
 #  - it moves back, works there as well, and is deleted.
@@ -25,7 +26,7 @@
 
 ktap_header
 ktap_require_vm
-ktap_require_cmd rdma ibv_rc_pingpong ss ip
+ktap_require_cmd rdma ibv_rc_pingpong ss ip setpriv
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 RDMACTL=${RDMACTL:-$REPO/build/cmake/ctl/rdmactl}
@@ -35,6 +36,7 @@ ADDR=10.79.7.1
 NS=vnsx_ns
 PORT=18517
 HOLDER=
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
 dev_in() {
 	in_ns "$1" rdma dev show 2>/dev/null | grep -q ": $DEV:"
@@ -105,6 +107,11 @@ expect_ok "$DEV shows in $NS" dev_in "$NS"
 expect_fail "$DEV does not show in the initial namespace" dev_in ""
 expect_output "rdmactl dev in $NS lists $DEV" "^$DEV " \
 	ip netns exec "$NS" "$RDMACTL" dev
+# The vrnic family shows the device to unprivileged users where it lives.
+expect_output "rdmactl qos show $DEV in $NS answers nobody" "\"dev_name\": *\"$DEV\"" \
+	ip netns exec "$NS" "${NOBODY[@]}" "$RDMACTL" -j qos show "$DEV"
+expect_fail "rdmactl qos show $DEV in the initial namespace: not to nobody" \
+	"${NOBODY[@]}" "$RDMACTL" qos show "$DEV"
 expect_ok "RC messages between two QPs of $DEV, run from $NS" pingpong "$NS"
 
 run_stage "rdma dev set $DEV netns back to the initial namespace" \
