@@ -296,27 +296,9 @@ loss_rows() {
 # ---- NVMe-oF: null_blk on B, exported over rdma and tcp ----
 
 nvmet_setup() {
-	peer run 60 "set -e
-		modprobe null_blk nr_devices=1
-		modprobe nvmet; modprobe nvmet-rdma; modprobe nvmet-tcp
-		cd /sys/kernel/config/nvmet
-		mkdir subsystems/$NQN
-		echo 1 >subsystems/$NQN/attr_allow_any_host
-		mkdir subsystems/$NQN/namespaces/1
-		echo /dev/nullb0 >subsystems/$NQN/namespaces/1/device_path
-		echo 1 >subsystems/$NQN/namespaces/1/enable" &&
+	nvmet_export "modprobe null_blk nr_devices=1
+		modprobe nvmet-rdma; modprobe nvmet-tcp" /dev/nullb0 &&
 	modprobe nvme-rdma && modprobe nvme-tcp
-}
-
-# nvmet_port ID TRTYPE / nvmet_unport ID: B's port ID (4420) on or off.
-nvmet_port() {
-	peer run 60 "set -e; cd /sys/kernel/config/nvmet/ports; mkdir $1; cd $1
-		echo $2 >addr_trtype; echo ipv4 >addr_adrfam
-		echo $PEER_IP >addr_traddr; echo 4420 >addr_trsvcid
-		ln -s /sys/kernel/config/nvmet/subsystems/$NQN subsystems/$NQN"
-}
-nvmet_unport() {
-	peer run 60 "cd /sys/kernel/config/nvmet/ports && rm -f $1/subsystems/$NQN && rmdir $1"
 }
 
 # fio_row NAME RW BS QD: one fio job on NVME_DEV; samples of KEYs

@@ -173,23 +173,12 @@ defer rm -f "$ULP_IN" "$ULP_OUT"
 # nvme_target_up / nvme_target_down: B exports a 32 MiB RAM disk with
 # nvmet-rdma on $PEER_IP:4420.
 nvme_target_up() {
-	peer run 120 "set -e
-		modprobe brd rd_nr=1 rd_size=32768
-		modprobe nvmet-rdma
-		cd /sys/kernel/config/nvmet
-		mkdir subsystems/$NQN
-		echo 1 >subsystems/$NQN/attr_allow_any_host
-		mkdir subsystems/$NQN/namespaces/1
-		echo /dev/ram0 >subsystems/$NQN/namespaces/1/device_path
-		echo 1 >subsystems/$NQN/namespaces/1/enable
-		mkdir ports/1; cd ports/1
-		echo rdma >addr_trtype; echo ipv4 >addr_adrfam
-		echo $PEER_IP >addr_traddr; echo 4420 >addr_trsvcid
-		ln -s /sys/kernel/config/nvmet/subsystems/$NQN subsystems/$NQN"
+	nvmet_export "modprobe brd rd_nr=1 rd_size=32768; modprobe nvmet-rdma" /dev/ram0 &&
+	nvmet_port 1 rdma
 }
 nvme_target_down() {
+	nvmet_unport 1
 	peer run 120 "cd /sys/kernel/config/nvmet
-		rm -f ports/1/subsystems/$NQN; rmdir ports/1
 		echo 0 >subsystems/$NQN/namespaces/1/enable
 		rmdir subsystems/$NQN/namespaces/1 subsystems/$NQN
 		rmmod brd" >/dev/null

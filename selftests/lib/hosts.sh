@@ -4,8 +4,8 @@
 #
 # hosts.sh - the two guests of selftests/vm/pair.sh: their addresses on
 # the private link between them, bringing it up, and asking the far one
-# (B, running lib/bench_peer.py) to run things.  Sourced by
-# bench_hosts.sh and interop_hosts.sh.
+# (B, running lib/bench_peer.py) to run things, among them an NVMe-oF
+# target.  Sourced by bench_hosts.sh and interop_hosts.sh.
 
 PEER_IP=10.222.0.1
 MAIN_IP=10.222.0.2
@@ -76,4 +76,30 @@ peer_link() {
 	p=$(peer run 5 "grep -l $PEER_MAC /sys/class/net/*/address") || return 1
 	p=${p%/address}
 	echo "${p##*/}"
+}
+
+# nvmet_export SETUP DEVICE: on B, SETUP (shell commands that load the
+# target's modules and make DEVICE), then DEVICE exported as namespace 1
+# of subsystem $NQN to any host.
+nvmet_export() {
+	peer run 120 "set -e
+		$1
+		cd /sys/kernel/config/nvmet
+		mkdir subsystems/$NQN
+		echo 1 >subsystems/$NQN/attr_allow_any_host
+		mkdir subsystems/$NQN/namespaces/1
+		echo $2 >subsystems/$NQN/namespaces/1/device_path
+		echo 1 >subsystems/$NQN/namespaces/1/enable"
+}
+
+# nvmet_port ID TRTYPE / nvmet_unport ID: B's port ID, $NQN over TRTYPE
+# on $PEER_IP:4420, open or gone.
+nvmet_port() {
+	peer run 60 "set -e; cd /sys/kernel/config/nvmet/ports; mkdir $1; cd $1
+		echo $2 >addr_trtype; echo ipv4 >addr_adrfam
+		echo $PEER_IP >addr_traddr; echo 4420 >addr_trsvcid
+		ln -s /sys/kernel/config/nvmet/subsystems/$NQN subsystems/$NQN"
+}
+nvmet_unport() {
+	peer run 60 "cd /sys/kernel/config/nvmet/ports && rm -f $1/subsystems/$NQN && rmdir $1"
 }
