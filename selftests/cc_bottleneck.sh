@@ -416,8 +416,8 @@ fi
 # 38-63 KB in six before, utilisation 0.90-0.95 against 0.71-0.89
 # (docs/cc.md).
 TIMER_SCALE=3
-TIME_MAX=$(awk '$1 == "#define" && $2 == "VRNIC_DCQCN_TIME_MAX" { print $3 }' "$REPO/uapi/vrnic.h")
-[[ $TIME_MAX =~ ^[0-9]+$ ]] || ktap_bail "no VRNIC_DCQCN_TIME_MAX in uapi/vrnic.h"
+TIME_MAX=$(uapi_define VRNIC_DCQCN_TIME_MAX) ||
+	ktap_bail "no VRNIC_DCQCN_TIME_MAX in uapi/vrnic.h"
 T_US=$((T_US * TIMER_SCALE)) K_US=$((K_US * TIMER_SCALE)) P_US=$((P_US * TIMER_SCALE))
 ((T_US > TIME_MAX)) && T_US=$TIME_MAX
 run_stage "DCQCN TCG profile on every device: T = $T_US us, K = $K_US us, P = N = $P_US us, Max $((2 * C)) Mb/s" \

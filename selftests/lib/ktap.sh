@@ -245,6 +245,18 @@ ktap_debug_kernel() {
 	[[ $(uname -r) == *-vrnic-debug ]]
 }
 
+# uapi_define NAME: the value of "#define NAME VALUE" in uapi/vrnic.h, so
+# that a test uses the API's constants instead of copies of them; fails
+# if NAME is not a number there.
+uapi_define() {
+	local v
+
+	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' \
+		"$(dirname "${BASH_SOURCE[0]}")/../../uapi/vrnic.h")
+	[[ $v =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]] || return 1
+	echo "$((v))"
+}
+
 # Two "hosts": network namespaces $NS_A and $NS_B joined by a veth pair
 # ($IF_A in A, $IF_B in B) with IPv4 $IP_A/$IP_B (/24) and IPv6
 # $IP6_A/$IP6_B (/64, no DAD).  Removed at exit.  The one builder of such
