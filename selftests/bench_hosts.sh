@@ -25,7 +25,9 @@
 # BENCH_DRIVERS (default "rxe vrnic") the drivers: to look into one row.
 # BENCH_DIAG=1 saves the link's qdisc and interface statistics, the
 # RDMA port counters and the CPU time (the guest's, its busiest tasks')
-# of both ends around every perftest and fio run (LOG.diag);
+# of both ends around every perftest and fio run (LOG.diag), and vrnic's
+# requester state of A's QPs during each perftest run (LOG.qp; under
+# TCG each sample takes the vCPU for most of a second);
 # BENCH_PROFILE=1 samples both guests' CPUs with perf during it and
 # during each fio row (LOG.prof.A, LOG.prof.B: the busiest functions);
 # BENCH_PROFILE=g with call graphs (each function's share with what it
@@ -104,6 +106,27 @@ diag() {
 	bash -c "${DIAG_CMD//LINK/$LINK}" 2>&1
 	echo "== B $1"
 	peer run 10 "${DIAG_CMD//LINK/$LINK}" 2>&1
+}
+
+# qp_sample_start LOG / qp_sample_stop: with BENCH_DIAG=1, the vrnic
+# requester's state of A's QPs while a client runs, 0.5 s apart (LOG.qp:
+# "rdma -dd resource show qp", req_psn - comp_psn is what is in flight
+# against the window, srtt_us the round trip it measured).
+QP_SAMPLER=
+qp_sample_start() {
+	[[ ${BENCH_DIAG:-0} == 1 && $DRIVER == vrnic ]] || return 0
+	while :; do
+		echo "t $(cut -d' ' -f1 /proc/uptime)"
+		rdma -dd resource show qp link "$DEV/1" 2>&1
+		sleep 0.5
+	done >"$1.qp" &
+	QP_SAMPLER=$!
+}
+qp_sample_stop() {
+	[[ -n $QP_SAMPLER ]] || return 0
+	kill "$QP_SAMPLER" 2>/dev/null
+	wait "$QP_SAMPLER" 2>/dev/null
+	QP_SAMPLER=
 }
 
 # prof_start / prof_stop LOG: perf's flat profile of both guests while a
@@ -205,7 +228,9 @@ perf() {
 	prof_start
 	x0=$(retransmits)
 	b0=$(cpu_busy)
+	qp_sample_start "$log"
 	"${CLIENT_WRAP[@]}" timeout "$TMO" "$tool" -d "$DEV" -x "$lgid" "${opts[@]}" "$PEER_IP" >"$log" 2>&1 || rc=$?
+	qp_sample_stop
 	b1=$(cpu_busy)
 	x1=$(retransmits)
 	prof_stop "$log"
