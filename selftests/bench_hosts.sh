@@ -109,7 +109,8 @@ diag() {
 }
 
 # qp_sample_start LOG / qp_sample_stop: with BENCH_DIAG=1, the vrnic
-# requester's state of A's QPs while a client runs, 0.5 s apart (LOG.qp:
+# requester's state of A's QPs while a client runs, with 0.5 s of sleep
+# between samples (LOG.qp:
 # "rdma -dd resource show qp", req_psn - comp_psn is what is in flight
 # against the window, srtt_us the round trip it measured).
 QP_SAMPLER=
